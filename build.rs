@@ -1,0 +1,62 @@
+//! Provides libMLIR-C.so, the MLIR C API as one shared library over libMLIR.so.
+//!
+//! Debian ships the C API only as static archives; linking them statically into every
+//! binary would put a second copy of MLIR's registrations next to libMLIR.so. CMake builds
+//! the library for the plugin and points us at it with AUTOSCHED_MLIR_C_DIR; a plain
+//! `cargo build`/`cargo test` builds its own copy in OUT_DIR the same way.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=AUTOSCHED_MLIR_C_DIR");
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    let prefix = PathBuf::from(env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".into()));
+    let llvm_lib = prefix.join("lib");
+
+    let dir = match env::var("AUTOSCHED_MLIR_C_DIR") {
+        Ok(d) if Path::new(&d).join("libMLIR-C.so").is_file() => PathBuf::from(d),
+        _ => {
+            let dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("mlir-c");
+            build_mlir_c(&llvm_lib, &dir);
+            dir
+        }
+    };
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    println!("cargo:rustc-link-arg=-Wl,-rpath,{}:{}", dir.display(), llvm_lib.display());
+}
+
+fn build_mlir_c(llvm_lib: &Path, dir: &Path) {
+    let out = dir.join("libMLIR-C.so");
+    if out.is_file() {
+        return;
+    }
+    std::fs::create_dir_all(dir).expect("create OUT_DIR/mlir-c");
+    let mut archives: Vec<PathBuf> = std::fs::read_dir(llvm_lib)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e} (is libmlir-22-dev installed?)", llvm_lib.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("libMLIRCAPI") && name.ends_with(".a")
+        })
+        .collect();
+    archives.sort();
+    assert!(!archives.is_empty(), "no libMLIRCAPI*.a in {} (install libmlir-22-dev)", llvm_lib.display());
+    let tmp = dir.join("libMLIR-C.so.tmp");
+    let status = Command::new(env::var("CXX").unwrap_or_else(|_| "c++".into()))
+        .arg("-shared")
+        .arg("-o")
+        .arg(&tmp)
+        .arg("-Wl,--whole-archive")
+        .args(&archives)
+        .arg("-Wl,--no-whole-archive")
+        .arg(format!("-L{}", llvm_lib.display()))
+        .args(["-lMLIR", "-lLLVM", "-Wl,-z,defs"])
+        .arg(format!("-Wl,-rpath,{}", llvm_lib.display()))
+        .status()
+        .expect("run the C++ compiler to link libMLIR-C.so");
+    assert!(status.success(), "linking libMLIR-C.so failed");
+    std::fs::rename(&tmp, &out).expect("move libMLIR-C.so into place");
+}

@@ -1,0 +1,130 @@
+//! The C ABI the C++ plugin calls. Every entry point catches panics: a panic must never
+//! unwind into mlir-opt. Strings are NUL-terminated UTF-8 owned by the caller.
+
+use crate::ir::mlir::Op;
+use crate::options::RawOptions;
+use crate::pass::{self, Diagnostic, Severity};
+use mlir_sys::MlirOperation;
+use std::ffi::{c_char, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
+
+/// Mirrors `AutoschedOptions` in passes/AutoschedFFI.h.
+#[repr(C)]
+pub struct AutoschedOptions {
+    pub dump_representation: bool,
+    pub dump_file: *const c_char,
+    pub schedule: *const c_char,
+    pub beam_width: i64,
+    pub max_depth: i64,
+    pub model: *const c_char,
+    pub evaluator: *const c_char,
+    pub measure_top_k: i64,
+}
+
+/// Emits one diagnostic; `op.ptr` is null for a diagnostic without an operation.
+pub type EmitFn = extern "C" fn(ctx: *mut c_void, op: MlirOperation, severity: i32, msg: *const c_char, len: usize);
+
+const OK: i32 = 0;
+const FAILED: i32 = 1;
+
+static LOGGER: Once = Once::new();
+
+fn init_logging() {
+    LOGGER.call_once(|| {
+        let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
+    });
+}
+
+unsafe fn string(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
+    let o = &*o;
+    RawOptions {
+        dump_representation: o.dump_representation,
+        dump_file: string(o.dump_file),
+        schedule: string(o.schedule),
+        beam_width: o.beam_width,
+        max_depth: o.max_depth,
+        model: string(o.model),
+        evaluator: string(o.evaluator),
+        measure_top_k: o.measure_top_k,
+    }
+}
+
+fn emit(emit_fn: EmitFn, ctx: *mut c_void, d: &Diagnostic) {
+    let op = d.op.map(|o| o.0).unwrap_or(MlirOperation { ptr: std::ptr::null_mut() });
+    emit_fn(ctx, op, d.severity as i32, d.message.as_ptr() as *const c_char, d.message.len());
+}
+
+fn error(message: String) -> Diagnostic {
+    Diagnostic { op: None, severity: Severity::Error, message }
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Validates the options once per pipeline run. Returns 0 on success; otherwise emits an
+/// error naming the offending option and returns 1.
+///
+/// # Safety
+/// `options` must point to a valid `AutoschedOptions`.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_begin_run(options: *const AutoschedOptions, emit_fn: EmitFn, ctx: *mut c_void) -> i32 {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        init_logging();
+        let opts = raw_options(options).validate().map_err(|e| e.to_string())?;
+        pass::begin_run(&opts).map_err(|e| e.to_string())
+    }));
+    let failure = match result {
+        Ok(Ok(())) => return OK,
+        Ok(Err(msg)) => format!("affine-autosched: {msg}"),
+        Err(p) => format!("affine-autosched: internal error while reading options: {}", panic_message(p)),
+    };
+    emit(emit_fn, ctx, &error(failure));
+    FAILED
+}
+
+/// Runs the pass on one `func.func`. Returns 0 on success, 1 when the pass must fail
+/// (errors were emitted; the IR is unchanged).
+///
+/// # Safety
+/// `func` must be a live operation not mutated concurrently; `options` must be valid.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_run_on_function(
+    func: MlirOperation,
+    options: *const AutoschedOptions,
+    emit_fn: EmitFn,
+    ctx: *mut c_void,
+) -> i32 {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let opts = raw_options(options).validate().map_err(|e| vec![error(format!("affine-autosched: {e}"))])?;
+        let op = Op::from_raw(func).ok_or_else(|| vec![error("affine-autosched: null operation".into())])?;
+        pass::run_on_function(op, &opts)
+    }));
+    match result {
+        Ok(Ok(diags)) => {
+            diags.iter().for_each(|d| emit(emit_fn, ctx, d));
+            OK
+        }
+        Ok(Err(diags)) => {
+            diags.iter().for_each(|d| emit(emit_fn, ctx, d));
+            FAILED
+        }
+        Err(p) => {
+            let msg = format!("affine-autosched: internal error (IR left unchanged): {}", panic_message(p));
+            emit(emit_fn, ctx, &error(msg));
+            FAILED
+        }
+    }
+}

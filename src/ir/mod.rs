@@ -1,0 +1,15 @@
+//! `ir`: reads affine loop nests into the program representation of the Tiramisu cost model.
+//!
+//! Input: a `func.func` (as an MLIR C-API handle). Output: a [`Program`] — the loop tree,
+//! the computations with their access matrices and operation counts, reduction loops — and
+//! for every nest it cannot describe, the reason. This module only reads IR, and knows
+//! nothing of features, schedules or search.
+
+mod build;
+mod linear;
+pub mod mlir;
+mod repr;
+
+pub use build::{analyze_function, op_kind, Analysis, AnalysisError, NotModeled};
+pub use linear::{ceil_div, floor_div, modulo};
+pub use repr::*;

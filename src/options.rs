@@ -1,0 +1,175 @@
+//! The pass options, their defaults and their valid ranges: defined once, here.
+//!
+//! The C++ pass declares the same options to MLIR's option parser (which rejects text that
+//! is not a bool/int at all) and hands the parsed values to [`PassOptions::validate`], which
+//! rejects values out of range with an error naming the option.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// How candidate schedules are scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Evaluator {
+    /// The learned cost model (ONNX).
+    #[default]
+    Model,
+    /// Compile and run every candidate.
+    Execution,
+    /// Search with the model, then run the best finalists and keep the fastest.
+    Hybrid,
+}
+
+impl FromStr for Evaluator {
+    type Err = OptionError;
+    fn from_str(s: &str) -> Result<Self, OptionError> {
+        match s {
+            "model" => Ok(Evaluator::Model),
+            "execution" => Ok(Evaluator::Execution),
+            "hybrid" => Ok(Evaluator::Hybrid),
+            _ => Err(OptionError::BadEnum { option: "evaluator", value: s.into(), allowed: "model, execution, hybrid" }),
+        }
+    }
+}
+
+pub const DEFAULT_BEAM_WIDTH: i64 = 8;
+pub const MAX_BEAM_WIDTH: i64 = 256;
+pub const DEFAULT_MAX_DEPTH: i64 = 6;
+pub const MAX_SCHEDULE_LENGTH: i64 = 32;
+pub const DEFAULT_MEASURE_TOP_K: i64 = 3;
+pub const MAX_MEASURE_TOP_K: i64 = 64;
+
+/// Options as the user wrote them (after MLIR parsed the scalars).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawOptions {
+    pub dump_representation: bool,
+    pub dump_file: String,
+    pub schedule: String,
+    pub beam_width: i64,
+    pub max_depth: i64,
+    pub model: String,
+    pub evaluator: String,
+    pub measure_top_k: i64,
+}
+
+impl Default for RawOptions {
+    fn default() -> Self {
+        RawOptions {
+            dump_representation: false,
+            dump_file: String::new(),
+            schedule: String::new(),
+            beam_width: DEFAULT_BEAM_WIDTH,
+            max_depth: DEFAULT_MAX_DEPTH,
+            model: String::new(),
+            evaluator: "model".into(),
+            measure_top_k: DEFAULT_MEASURE_TOP_K,
+        }
+    }
+}
+
+/// Validated options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassOptions {
+    pub dump_representation: bool,
+    pub dump_file: Option<PathBuf>,
+    pub schedule: Option<String>,
+    pub beam_width: usize,
+    pub max_depth: usize,
+    pub model: Option<PathBuf>,
+    pub evaluator: Evaluator,
+    pub measure_top_k: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("option '{option}' must be in [{min}, {max}], got {value}")]
+    OutOfRange { option: &'static str, value: i64, min: i64, max: i64 },
+    #[error("option '{option}' must be one of {allowed}, got '{value}'")]
+    BadEnum { option: &'static str, value: String, allowed: &'static str },
+    #[error("option 'model': no model file at '{0}'")]
+    MissingModel(String),
+    #[error("option 'dump-file': cannot write '{path}': {reason}")]
+    DumpFile { path: String, reason: String },
+    #[error("option 'schedule' is not supported by this version of affine-autosched yet (explicit schedules arrive with the transformation layer); the IR was left unchanged")]
+    ScheduleNotSupported,
+}
+
+fn in_range(option: &'static str, value: i64, min: i64, max: i64) -> Result<usize, OptionError> {
+    if (min..=max).contains(&value) {
+        Ok(value as usize)
+    } else {
+        Err(OptionError::OutOfRange { option, value, min, max })
+    }
+}
+
+impl RawOptions {
+    pub fn validate(&self) -> Result<PassOptions, OptionError> {
+        let beam_width = in_range("beam-width", self.beam_width, 1, MAX_BEAM_WIDTH)?;
+        let max_depth = in_range("max-depth", self.max_depth, 0, MAX_SCHEDULE_LENGTH)?;
+        let measure_top_k = in_range("measure-top-k", self.measure_top_k, 1, MAX_MEASURE_TOP_K)?;
+        let evaluator = self.evaluator.trim().parse()?;
+        let model = match self.model.trim() {
+            "" => None,
+            p if std::path::Path::new(p).is_file() => Some(PathBuf::from(p)),
+            p => return Err(OptionError::MissingModel(p.into())),
+        };
+        let schedule = match self.schedule.trim() {
+            "" => None,
+            _ => return Err(OptionError::ScheduleNotSupported),
+        };
+        let dump_file = match self.dump_file.trim() {
+            "" => None,
+            p => Some(PathBuf::from(p)),
+        };
+        Ok(PassOptions {
+            dump_representation: self.dump_representation,
+            dump_file,
+            schedule,
+            beam_width,
+            max_depth,
+            model,
+            evaluator,
+            measure_top_k,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate() {
+        let o = RawOptions::default().validate().unwrap();
+        assert_eq!(o.beam_width, DEFAULT_BEAM_WIDTH as usize);
+        assert_eq!(o.evaluator, Evaluator::Model);
+        assert_eq!(o.model, None);
+    }
+
+    #[test]
+    fn out_of_range_names_the_option() {
+        let o = RawOptions { beam_width: 0, ..Default::default() };
+        let e = o.validate().unwrap_err().to_string();
+        assert!(e.contains("'beam-width'") && e.contains("got 0"), "{e}");
+        let o = RawOptions { max_depth: 99, ..Default::default() };
+        assert!(o.validate().unwrap_err().to_string().contains("'max-depth'"));
+        let o = RawOptions { measure_top_k: -1, ..Default::default() };
+        assert!(o.validate().unwrap_err().to_string().contains("'measure-top-k'"));
+    }
+
+    #[test]
+    fn evaluator_must_be_known() {
+        for ok in ["model", "execution", "hybrid"] {
+            let o = RawOptions { evaluator: ok.into(), ..Default::default() };
+            assert!(o.validate().is_ok());
+        }
+        let o = RawOptions { evaluator: "magic".into(), ..Default::default() };
+        let e = o.validate().unwrap_err().to_string();
+        assert!(e.contains("'evaluator'") && e.contains("magic"), "{e}");
+    }
+
+    #[test]
+    fn missing_model_is_an_error() {
+        let o = RawOptions { model: "/nonexistent/model.onnx".into(), ..Default::default() };
+        assert!(matches!(o.validate(), Err(OptionError::MissingModel(_))));
+    }
+}

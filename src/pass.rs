@@ -1,0 +1,107 @@
+//! The Rust half of the `affine-autosched` pass: what it does to one function.
+//!
+//! For now the pass analyses each function, explains every nest it cannot model, and on
+//! request prints the representation. It returns diagnostics for C++ to emit at the
+//! operations they concern; it never mutates the IR.
+
+use crate::ir::{self, mlir::Op, Program};
+use crate::options::{OptionError, PassOptions};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum Severity {
+    Remark = 0,
+    Warning = 1,
+    Error = 2,
+}
+
+/// A diagnostic for C++ to emit at `op` (or at an unknown location when `op` is `None`).
+#[derive(Debug)]
+pub struct Diagnostic {
+    pub op: Option<Op>,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// mlir-opt runs the pass on several functions at once; appends to the dump file are
+/// serialized so that each program stays one whole JSON line.
+static DUMP_FILE_LOCK: Mutex<()> = Mutex::new(());
+
+/// Once per pipeline run, before any function: empties the dump file.
+pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
+    if let Some(path) = &options.dump_file {
+        std::fs::File::create(path).map_err(|e| OptionError::DumpFile {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
+    let _guard = DUMP_FILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut f = OpenOptions::new().create(true).append(true).open(path)?;
+    writeln!(f, "{line}")
+}
+
+/// Runs the pass on one `func.func`. `Err` carries the diagnostics of a pass failure.
+pub fn run_on_function(func: Op, options: &PassOptions) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let analysis = match ir::analyze_function(func) {
+        Ok(a) => a,
+        Err(e) => {
+            return Err(vec![Diagnostic {
+                op: Some(func),
+                severity: Severity::Error,
+                message: format!("affine-autosched: {e}"),
+            }])
+        }
+    };
+    let program = &analysis.program;
+    log::debug!("{program}");
+    let mut diags = Vec::new();
+    for (entry, op) in program.not_modeled.iter().zip(&analysis.not_modeled_ops) {
+        diags.push(Diagnostic {
+            op: Some(*op),
+            severity: Severity::Remark,
+            message: format!("affine-autosched: nest not modeled: {}", entry.reason),
+        });
+    }
+    if options.dump_representation {
+        for (nest, op) in program.nests.iter().zip(&analysis.nest_ops) {
+            diags.push(Diagnostic {
+                op: Some(*op),
+                severity: Severity::Remark,
+                message: format!(
+                    "affine-autosched: representation of nest {} of @{}: {}",
+                    nest.index,
+                    program.function,
+                    to_json(&program.nest_report(nest.index))
+                ),
+            });
+        }
+    }
+    if let Some(path) = &options.dump_file {
+        if let Err(e) = append_line(path, &to_json(program)) {
+            return Err(vec![Diagnostic {
+                op: Some(func),
+                severity: Severity::Error,
+                message: format!("affine-autosched: option 'dump-file': cannot write '{}': {e}", path.display()),
+            }]);
+        }
+    }
+    Ok(diags)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    // Serializing plain data structures cannot fail.
+    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+/// Convenience for the command line and tests: the program of every function in `ops`.
+pub fn describe(funcs: &[Op]) -> Vec<Program> {
+    funcs.iter().filter_map(|f| ir::analyze_function(*f).ok().map(|a| a.program)).collect()
+}
