@@ -128,3 +128,15 @@ pub unsafe extern "C" fn autosched_run_on_function(
         }
     }
 }
+
+/// Default values of the integer options, so that C++ declares them from one definition.
+///
+/// # Safety
+/// The pointers must be valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_default_options(beam_width: *mut i64, max_depth: *mut i64, measure_top_k: *mut i64) {
+    use crate::options::*;
+    *beam_width = DEFAULT_BEAM_WIDTH;
+    *max_depth = DEFAULT_MAX_DEPTH;
+    *measure_top_k = DEFAULT_MEASURE_TOP_K;
+}

@@ -1,0 +1,54 @@
+//===- AutoschedFFI.h - The C ABI of the Rust core --------------*- C++ -*-===//
+//
+// Declarations of the extern "C" functions in src/ffi.rs. Keep the two in sync:
+// AutoschedOptions mirrors the #[repr(C)] struct of the same name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AFFINE_AUTOSCHED_FFI_H
+#define AFFINE_AUTOSCHED_FFI_H
+
+#include "mlir-c/IR.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Pass options as parsed by MLIR; strings are NUL-terminated and owned by the caller.
+typedef struct {
+  bool dump_representation;
+  const char *dump_file;
+  const char *schedule;
+  int64_t beam_width;
+  int64_t max_depth;
+  const char *model;
+  const char *evaluator;
+  int64_t measure_top_k;
+} AutoschedOptions;
+
+/// Severity values passed to AutoschedEmitFn.
+enum { AUTOSCHED_REMARK = 0, AUTOSCHED_WARNING = 1, AUTOSCHED_ERROR = 2 };
+
+/// Emits one diagnostic at `op` (a null op means: no particular operation).
+typedef void (*AutoschedEmitFn)(void *ctx, MlirOperation op, int32_t severity,
+                                const char *msg, size_t len);
+
+/// Default values of the integer options (one definition, in src/options.rs).
+void autosched_default_options(int64_t *beam_width, int64_t *max_depth,
+                               int64_t *measure_top_k);
+
+/// Validates the options once per pipeline run; 0 on success, 1 after emitting errors.
+int32_t autosched_begin_run(const AutoschedOptions *options,
+                            AutoschedEmitFn emit, void *ctx);
+
+/// Runs the pass on one func.func; 0 on success, 1 after emitting errors.
+int32_t autosched_run_on_function(MlirOperation func,
+                                  const AutoschedOptions *options,
+                                  AutoschedEmitFn emit, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // AFFINE_AUTOSCHED_FFI_H
