@@ -23,8 +23,11 @@ enum Command {
         #[arg(long)]
         function: Option<String>,
         /// One compact JSON line per function instead of a pretty-printed array.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "tree")]
         lines: bool,
+        /// A readable loop tree instead of JSON.
+        #[arg(long)]
+        tree: bool,
     },
 }
 
@@ -32,7 +35,7 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Describe { file, function, lines } => {
+        Command::Describe { file, function, lines, tree } => {
             let module = match LoadedModule::from_file(&file) {
                 Ok(m) => m,
                 Err(e) => {
@@ -49,12 +52,16 @@ fn main() -> ExitCode {
                 }
             }
             for p in &programs {
-                for nm in &p.not_modeled {
-                    eprintln!("{}: remark: affine-autosched: nest not modeled: {}", nm.location, nm.reason);
+                if !tree {
+                    for nm in &p.not_modeled {
+                        eprintln!("{}: remark: affine-autosched: nest not modeled: {}", nm.location, nm.reason);
+                    }
                 }
                 log::info!("{p}");
             }
-            let out = if lines {
+            let out = if tree {
+                programs.iter().map(|p| p.to_tree_string()).collect::<Vec<_>>().join("\n")
+            } else if lines {
                 programs.iter().map(|p| serde_json::to_string(p).expect("plain data")).collect::<Vec<_>>().join("\n")
             } else {
                 serde_json::to_string_pretty(&programs).expect("plain data")

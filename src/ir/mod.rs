@@ -6,6 +6,7 @@
 //! nothing of features, schedules or search.
 
 mod build;
+mod display;
 mod linear;
 pub mod mlir;
 mod repr;
