@@ -11,16 +11,16 @@
 
 // TREE:      @kernel_2mm: 2 nest(s), 6 loop(s), 4 computation(s), 0 nest(s) not modeled
 // TREE-NEXT:   B0 = argument 2: memref<180x190xf64>
-// TREE:      L0: for i in [0, 180)
-// TREE-NEXT:   L0.0: for j in [0, 190)
-// TREE-NEXT:     S0: B0[i, j] = f(){{$}}
-// TREE-NEXT:     L0.0.0: for k in [0, 210)  (210 iterations)  reduction
-// TREE-NEXT:       S1: B0[i, j] = f(B0[i, j], B1[i, k], B2[k, j])  ops: 1 add.f64, 2 mul.f64  reduces over L0.0.0
-// TREE:      L1: for i in [0, 180)
-// TREE-NEXT:   L1.0: for j in [0, 220)
-// TREE-NEXT:     S2: B3[i, j] = f(B3[i, j])  ops: 1 mul.f64
-// TREE-NEXT:     L1.0.0: for k in [0, 190)  (190 iterations)  reduction
-// TREE-NEXT:       S3: B3[i, j] = f(B3[i, j], B0[i, k], B4[k, j])  ops: 1 add.f64, 1 mul.f64  reduces over L1.0.0
+// TREE:      L0: for d0 in [0, 180)
+// TREE-NEXT:   L0.0: for d1 in [0, 190)
+// TREE-NEXT:     S0: B0[d0, d1] = f(){{$}}
+// TREE-NEXT:     L0.0.0: for d2 in [0, 210)  (210 iterations)  reduction
+// TREE-NEXT:       S1: B0[d0, d1] = f(B0[d0, d1], B1[d0, d2], B2[d2, d1])  ops: 1 add.f64, 2 mul.f64  reduces over L0.0.0
+// TREE:      L1: for d0 in [0, 180)
+// TREE-NEXT:   L1.0: for d1 in [0, 220)
+// TREE-NEXT:     S2: B3[d0, d1] = f(B3[d0, d1])  ops: 1 mul.f64
+// TREE-NEXT:     L1.0.0: for d2 in [0, 190)  (190 iterations)  reduction
+// TREE-NEXT:       S3: B3[d0, d1] = f(B3[d0, d1], B0[d0, d2], B4[d2, d1])  ops: 1 add.f64, 1 mul.f64  reduces over L1.0.0
 
 func.func @kernel_2mm(%alpha: f64, %beta: f64, %tmp: memref<180x190xf64>, %A: memref<180x210xf64>, %B: memref<210x190xf64>, %C: memref<190x220xf64>, %D: memref<180x220xf64>) {
   %zero = arith.constant 0.0 : f64

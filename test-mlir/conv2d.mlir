@@ -10,8 +10,8 @@
 // REMARK-SAME: "reduction_loops":[4,5,6]
 
 // TREE:      @conv2d: 1 nest(s), 7 loop(s), 1 computation(s), 0 nest(s) not modeled
-// TREE:      L0.0.0.0.0.0.0: for o in [0, 3)  (3 iterations)  reduction
-// TREE-NEXT:   S0: B0[i, j, k, l] = f(B0[i, j, k, l], B1[i, m, k + n, l + o], B2[j, m, n, o])  ops: 1 add.f32, 1 mul.f32  reduces over L0.0.0.0.0, L0.0.0.0.0.0, L0.0.0.0.0.0.0
+// TREE:      L0.0.0.0.0.0.0: for d6 in [0, 3)  (3 iterations)  reduction
+// TREE-NEXT:   S0: B0[d0, d1, d2, d3] = f(B0[d0, d1, d2, d3], B1[d0, d4, d2 + d5, d3 + d6], B2[d1, d4, d5, d6])  ops: 1 add.f32, 1 mul.f32  reduces over L0.0.0.0.0, L0.0.0.0.0.0, L0.0.0.0.0.0.0
 
 func.func @conv2d(%in: memref<4x16x34x34xf32>, %w: memref<32x16x3x3xf32>, %out: memref<4x32x32x32xf32>) {
   affine.for %n = 0 to 4 {

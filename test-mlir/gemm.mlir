@@ -10,11 +10,11 @@
 // REMARK-SAME: "reduction_loops":[2]
 
 // TREE:      @gemm: 1 nest(s), 3 loop(s), 2 computation(s), 0 nest(s) not modeled
-// TREE:      L0: for i in [0, 200)  (200 iterations)
-// TREE-NEXT:   L0.0: for j in [0, 220)  (220 iterations)
-// TREE-NEXT:     S0: B0[i, j] = f(B0[i, j])  ops: 1 mul.f32
-// TREE-NEXT:     L0.0.0: for k in [0, 240)  (240 iterations)  reduction
-// TREE-NEXT:       S1: B0[i, j] = f(B0[i, j], B1[i, k], B2[k, j])  ops: 1 add.f32, 2 mul.f32  reduces over L0.0.0
+// TREE:      L0: for d0 in [0, 200)  (200 iterations)
+// TREE-NEXT:   L0.0: for d1 in [0, 220)  (220 iterations)
+// TREE-NEXT:     S0: B0[d0, d1] = f(B0[d0, d1])  ops: 1 mul.f32
+// TREE-NEXT:     L0.0.0: for d2 in [0, 240)  (240 iterations)  reduction
+// TREE-NEXT:       S1: B0[d0, d1] = f(B0[d0, d1], B1[d0, d2], B2[d2, d1])  ops: 1 add.f32, 2 mul.f32  reduces over L0.0.0
 
 func.func @gemm(%alpha: f32, %beta: f32, %C: memref<200x220xf32>, %A: memref<200x240xf32>, %B: memref<240x220xf32>) {
   affine.for %i = 0 to 200 {

@@ -5,13 +5,13 @@
 // RUN: %autosched describe --lines %s | FileCheck %s --check-prefix=JSON
 
 // CHECK:      @imperfect: 1 nest(s), 3 loop(s), 4 computation(s), 0 nest(s) not modeled
-// CHECK:      L0: for i in [0, 100)  (100 iterations)
-// CHECK-NEXT:   S0: B0[i] = f()
-// CHECK-NEXT:   L0.0: for j in [0, 50)  (50 iterations)  reduction
-// CHECK-NEXT:     S1: B1[i, j] = f(B2[j, i], B3[i])  ops: 1 add.f32, 1 mul.f32, 1 cast.f32, 1 cast.i32, 1 exp.f32
-// CHECK-NEXT:     L0.0.0: for k in [0, 10)  (10 iterations)  reduction
-// CHECK-NEXT:       S2: B0[i] = f(B0[i], B1[i, j])  ops: 1 max.f32  reduces over L0.0, L0.0.0
-// CHECK-NEXT:   S3: B3[i] = f(B0[i])  ops: 1 sqrt.f32
+// CHECK:      L0: for d0 in [0, 100)  (100 iterations)
+// CHECK-NEXT:   S0: B0[d0] = f()
+// CHECK-NEXT:   L0.0: for d1 in [0, 50)  (50 iterations)  reduction
+// CHECK-NEXT:     S1: B1[d0, d1] = f(B2[d1, d0], B3[d0])  ops: 1 add.f32, 1 mul.f32, 1 cast.f32, 1 cast.i32, 1 exp.f32
+// CHECK-NEXT:     L0.0.0: for d2 in [0, 10)  (10 iterations)  reduction
+// CHECK-NEXT:       S2: B0[d0] = f(B0[d0], B1[d0, d1])  ops: 1 max.f32  reduces over L0.0, L0.0.0
+// CHECK-NEXT:   S3: B3[d0] = f(B0[d0])  ops: 1 sqrt.f32
 
 // The children of L0 in program order: S0, then loop L0.0, then S3.
 // JSON: "children":[{"computation":0},{"loop":1},{"computation":3}]

@@ -9,13 +9,13 @@
 // REMARK-SAME: "children":[{"loop":1},{"loop":3}]
 // REMARK-SAME: {"buffer":1,"matrix":{{\[\[}}0,1,0,0],[0,0,1,-1]]}
 
-// TREE:      L0: for i in [0, 100)  (100 iterations)
-// TREE-NEXT:   L0.0: for j in [1, 249)  (248 iterations)
-// TREE-NEXT:     L0.0.0: for k in [1, 249)  (248 iterations)
-// TREE-NEXT:       S0: B0[j, k] = f(B1[j, k], B1[j, k - 1], B1[j, k + 1], B1[j + 1, k], B1[j - 1, k])  ops: 4 add.f64, 1 mul.f64
-// TREE-NEXT:   L0.1: for j in [1, 249)  (248 iterations)
-// TREE-NEXT:     L0.1.0: for k in [1, 249)  (248 iterations)
-// TREE-NEXT:       S1: B1[j, k] = f(B0[j, k], B0[j, k - 1], B0[j, k + 1], B0[j + 1, k], B0[j - 1, k])  ops: 4 add.f64, 1 mul.f64
+// TREE:      L0: for d0 in [0, 100)  (100 iterations)
+// TREE-NEXT:   L0.0: for d1 in [1, 249)  (248 iterations)
+// TREE-NEXT:     L0.0.0: for d2 in [1, 249)  (248 iterations)
+// TREE-NEXT:       S0: B0[d1, d2] = f(B1[d1, d2], B1[d1, d2 - 1], B1[d1, d2 + 1], B1[d1 + 1, d2], B1[d1 - 1, d2])  ops: 4 add.f64, 1 mul.f64
+// TREE-NEXT:   L0.1: for d1 in [1, 249)  (248 iterations)
+// TREE-NEXT:     L0.1.0: for d2 in [1, 249)  (248 iterations)
+// TREE-NEXT:       S1: B1[d1, d2] = f(B0[d1, d2], B0[d1, d2 - 1], B0[d1, d2 + 1], B0[d1 + 1, d2], B0[d1 - 1, d2])  ops: 4 add.f64, 1 mul.f64
 
 func.func @jacobi_2d(%A: memref<250x250xf64>, %B: memref<250x250xf64>) {
   %c02 = arith.constant 0.2 : f64

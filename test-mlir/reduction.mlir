@@ -7,18 +7,18 @@
 
 // CHECK:      @sum: 1 nest(s), 2 loop(s), 1 computation(s), 0 nest(s) not modeled
 // CHECK:        B0 = argument 1: memref<f64>
-// CHECK:      L0: for i in [0, 500)  (500 iterations)  reduction
-// CHECK-NEXT:   L0.0: for j in [0, 400)  (400 iterations)  reduction
-// CHECK-NEXT:     S0: B0[] = f(B0[], B1[i, j])  ops: 1 add.f64  reduces over L0, L0.0
+// CHECK:      L0: for d0 in [0, 500)  (500 iterations)  reduction
+// CHECK-NEXT:   L0.0: for d1 in [0, 400)  (400 iterations)  reduction
+// CHECK-NEXT:     S0: B0[] = f(B0[], B1[d0, d1])  ops: 1 add.f64  reduces over L0, L0.0
 // CHECK:      @rowsum_i32: 1 nest(s), 2 loop(s), 1 computation(s), 0 nest(s) not modeled
-// CHECK:      L0: for i in [0, 64)  (64 iterations){{$}}
-// CHECK-NEXT:   L0.0: for j in [0, 128)  (128 iterations)  reduction
-// CHECK-NEXT:     S0: B0[i] = f(B0[i], B1[i, j])  ops: 1 add.i32, 1 mul.i32  reduces over L0.0
+// CHECK:      L0: for d0 in [0, 64)  (64 iterations){{$}}
+// CHECK-NEXT:   L0.0: for d1 in [0, 128)  (128 iterations)  reduction
+// CHECK-NEXT:     S0: B0[d0] = f(B0[d0], B1[d0, d1])  ops: 1 add.i32, 1 mul.i32  reduces over L0.0
 
 // A store that does not move with a loop but does not read its location is no reduction.
 // CHECK:      @last_column: 1 nest(s)
-// CHECK:      L0.0: for j in [0, 128)  (128 iterations){{$}}
-// CHECK-NEXT:   S0: B0[i] = f(B1[i, j]){{$}}
+// CHECK:      L0.0: for d1 in [0, 128)  (128 iterations){{$}}
+// CHECK-NEXT:   S0: B0[d0] = f(B1[d0, d1]){{$}}
 
 // REMARK: "name":"S0","parent":1,"iterators":[0,1],"element_type":"f64","store":{"buffer":0,"matrix":[]}
 // REMARK-SAME: "reduction_loops":[0,1]

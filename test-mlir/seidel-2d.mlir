@@ -8,10 +8,10 @@
 // REMARK: remark: affine-autosched: representation of nest 0 of @seidel_2d:
 // REMARK-SAME: "reduction_loops":[0]
 
-// TREE:      L0: for i in [0, 40)  (40 iterations)  reduction
-// TREE-NEXT:   L0.0: for j in [1, 199)  (198 iterations)
-// TREE-NEXT:     L0.0.0: for k in [1, 199)  (198 iterations)
-// TREE-NEXT:       S0: B0[j, k] = f(B0[j - 1, k - 1], B0[j - 1, k], B0[j - 1, k + 1], B0[j, k - 1], B0[j, k], B0[j, k + 1], B0[j + 1, k - 1], B0[j + 1, k], B0[j + 1, k + 1])  ops: 8 add.f64, 1 div.f64  reduces over L0
+// TREE:      L0: for d0 in [0, 40)  (40 iterations)  reduction
+// TREE-NEXT:   L0.0: for d1 in [1, 199)  (198 iterations)
+// TREE-NEXT:     L0.0.0: for d2 in [1, 199)  (198 iterations)
+// TREE-NEXT:       S0: B0[d1, d2] = f(B0[d1 - 1, d2 - 1], B0[d1 - 1, d2], B0[d1 - 1, d2 + 1], B0[d1, d2 - 1], B0[d1, d2], B0[d1, d2 + 1], B0[d1 + 1, d2 - 1], B0[d1 + 1, d2], B0[d1 + 1, d2 + 1])  ops: 8 add.f64, 1 div.f64  reduces over L0
 
 func.func @seidel_2d(%A: memref<200x200xf64>) {
   %c9 = arith.constant 9.0 : f64

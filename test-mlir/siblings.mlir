@@ -12,15 +12,15 @@
 // CHECK-NEXT:   B1 = argument 0: memref<128x128xf32>
 // CHECK-NEXT:   B2 = argument 1: memref<128x128xf32>
 // CHECK-NEXT:   nest 0 at {{.*}}siblings.mlir:[[@LINE+20]]:3
-// CHECK:          S0: B0[i, j] = f(B1[i, j])  ops: 1 mul.f32
+// CHECK:          S0: B0[d0, d1] = f(B1[d0, d1])  ops: 1 mul.f32
 // CHECK-NEXT:   nest 1 at {{.*}}siblings.mlir:[[@LINE+25]]:3
-// CHECK-NEXT:     L1: for i in [0, 128)
-// CHECK-NEXT:       L1.0: for j in [0, 128)
-// CHECK-NEXT:         S1: B2[i, j] = f(B0[i, j], B1[j, i])  ops: 1 add.f32
+// CHECK-NEXT:     L1: for d0 in [0, 128)
+// CHECK-NEXT:       L1.0: for d1 in [0, 128)
+// CHECK-NEXT:         S1: B2[d0, d1] = f(B0[d0, d1], B1[d1, d0])  ops: 1 add.f32
 // CHECK-NEXT:   nest 2 at {{.*}}siblings.mlir:[[@LINE+30]]:3
-// CHECK-NEXT:     L2: for i in [0, 128)
-// CHECK-NEXT:       L2.0: for j in [0, 128)
-// CHECK-NEXT:         S2: B1[i, j] = f(B2[i, j])  ops: 1 sub.f32
+// CHECK-NEXT:     L2: for d0 in [0, 128)
+// CHECK-NEXT:       L2.0: for d1 in [0, 128)
+// CHECK-NEXT:         S2: B1[d0, d1] = f(B2[d0, d1])  ops: 1 sub.f32
 
 // REMARK: representation of nest 0 of @three_stages: {"schema_version":1,"function":"three_stages","nest":{"index":0,"position":2,
 // REMARK: representation of nest 1 of @three_stages: {"schema_version":1,"function":"three_stages","nest":{"index":1,"position":3,

@@ -8,12 +8,12 @@
 // REMARK: remark: affine-autosched: representation of nest 0 of @syrk:
 // REMARK-SAME: "name":"L0.0","nest":0,"parent":0,"depth":1,"lower":{"constant":0},"upper":{"constant":1,"loops":[{"of":0,"coeff":1}]},"step":1,"trip_count":null
 
-// TREE:      L0: for i in [0, 240)  (240 iterations)
-// TREE-NEXT:   L0.0: for j in [0, i + 1){{$}}
-// TREE-NEXT:     S0: B0[i, j] = f(B0[i, j])  ops: 1 mul.f32
-// TREE-NEXT:   L0.1: for j in [0, 200)  (200 iterations)  reduction
-// TREE-NEXT:     L0.1.0: for k in [0, i + 1){{$}}
-// TREE-NEXT:       S1: B0[i, k] = f(B0[i, k], B1[i, j], B1[k, j])  ops: 1 add.f32, 2 mul.f32  reduces over L0.1
+// TREE:      L0: for d0 in [0, 240)  (240 iterations)
+// TREE-NEXT:   L0.0: for d1 in [0, d0 + 1){{$}}
+// TREE-NEXT:     S0: B0[d0, d1] = f(B0[d0, d1])  ops: 1 mul.f32
+// TREE-NEXT:   L0.1: for d1 in [0, 200)  (200 iterations)  reduction
+// TREE-NEXT:     L0.1.0: for d2 in [0, d0 + 1){{$}}
+// TREE-NEXT:       S1: B0[d0, d2] = f(B0[d0, d2], B1[d0, d1], B1[d2, d1])  ops: 1 add.f32, 2 mul.f32  reduces over L0.1
 
 func.func @syrk(%alpha: f32, %beta: f32, %C: memref<240x240xf32>, %A: memref<240x200xf32>) {
   affine.for %i = 0 to 240 {

@@ -6,14 +6,14 @@
 // CHECK:      @scale_and_fill: 2 nest(s), 3 loop(s), 2 computation(s), 0 nest(s) not modeled
 // CHECK-NEXT:   B0 = argument 0: memref<256x64xf64>
 // CHECK-NEXT:   B1 = argument 1: memref<512xf32>
-// CHECK:          L0: for i in [0, %arg2)
-// CHECK-NEXT:       L0.0: for j in [0, 64)  (64 iterations)
-// CHECK-NEXT:         S0: B0[i, j] = f(B0[i, j])  ops: 1 mul.f64
-// CHECK:          L1: for i in [1, 511) step 2  (255 iterations)
-// CHECK-NEXT:       S1: B1[i] = f(B1[i - 1], B1[i + 1])  ops: 1 add.f32
+// CHECK:          L0: for d0 in [0, %arg2)
+// CHECK-NEXT:       L0.0: for d1 in [0, 64)  (64 iterations)
+// CHECK-NEXT:         S0: B0[d0, d1] = f(B0[d0, d1])  ops: 1 mul.f64
+// CHECK:          L1: for d0 in [1, 511) step 2  (255 iterations)
+// CHECK-NEXT:       S1: B1[d0] = f(B1[d0 - 1], B1[d0 + 1])  ops: 1 add.f32
 // CHECK:      @iota_i64: 1 nest(s), 1 loop(s), 1 computation(s)
 // CHECK-NEXT:   B0 = memref.alloca at {{.*}}: memref<100xi64>
-// CHECK:            S0: B0[i] = f()  ops: 1 cast.i64
+// CHECK:            S0: B0[d0] = f()  ops: 1 cast.i64
 
 // JSON: "buffers":[{"id":0,"origin":{"argument":0},"shape":[256,64],"element_type":"f64"},{"id":1,"origin":{"argument":1},"shape":[512],"element_type":"f32"}],"symbols":[{"id":0,"argument":2}]
 // JSON-SAME: "upper":{"constant":0,"symbols":[{"of":0,"coeff":1}]},"step":1,"trip_count":null

@@ -4,11 +4,10 @@
 use super::repr::*;
 use std::fmt::Write;
 
-/// Iterator names by depth, as a reader would write them.
-const IV_NAMES: [&str; 12] = ["i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t"];
-
+/// Induction variables are named by depth, like the dimensions of an affine map: the
+/// parsed IR keeps no source names, and depth names stay unambiguous within a computation.
 fn iv_name(depth: usize) -> String {
-    IV_NAMES.get(depth).map(|s| s.to_string()).unwrap_or_else(|| format!("i{depth}"))
+    format!("d{depth}")
 }
 
 fn linear_text(terms: impl Iterator<Item = (String, i64)>, constant: i64) -> String {

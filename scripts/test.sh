@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: builds, then cargo tests and the lit tests.
+#   bash scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[[ -x .venv/bin/lit ]] || { echo "run scripts/setup.sh first (no .venv/bin/lit)" >&2; exit 1; }
+command -v cargo >/dev/null || export PATH="$HOME/.cargo/bin:$PATH"
+
+echo "== build"
+cmake --build build
+
+# The same target dir and libMLIR-C.so as the CMake build, so nothing is compiled twice.
+export CARGO_TARGET_DIR=$PWD/build/cargo AUTOSCHED_MLIR_C_DIR=$PWD/build/lib
+echo "== cargo test"
+cargo test --release 2>&1 | tee build/cargo-test.log
+echo "== lit"
+.venv/bin/lit -sv test-mlir 2>&1 | tee build/lit.log
+
+# One summary line over both runners (each failed above already if anything failed).
+cargo_pass=$(grep -Eo '^test result: ok\. [0-9]+ passed' build/cargo-test.log | awk '{s+=$4} END {print s+0}')
+lit_pass=$(grep -Eo 'Passed *: *[0-9]+' build/lit.log | grep -Eo '[0-9]+$' || echo 0)
+echo "cargo: ${cargo_pass} passed, lit: ${lit_pass} passed"
+echo "tests: $((cargo_pass + lit_pass)) passed, 0 failed"
