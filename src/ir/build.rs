@@ -348,7 +348,7 @@ impl NestVisitor<'_> {
             return Ok(Linear::of_loop(l));
         }
         match v.def() {
-            Def::BlockArg { owner: Some(owner), index } if owner.same(self.b.func) && v.ty().is_index() => {
+            Def::BlockArg { owner: Some(owner), index, entry: true } if owner.same(self.b.func) && v.ty().is_index() => {
                 Ok(Linear::of_symbol(self.symbol(v, index)))
             }
             Def::BlockArg { owner, .. } => Err(NotModeled::OpaqueValue {
@@ -389,7 +389,9 @@ impl NestVisitor<'_> {
         }
         let ty = memref.ty();
         let origin = match memref.def() {
-            Def::BlockArg { owner: Some(owner), index } if owner.same(self.b.func) => BufferOrigin::Argument(index),
+            Def::BlockArg { owner: Some(owner), index, entry: true } if owner.same(self.b.func) => {
+                BufferOrigin::Argument(index)
+            }
             Def::BlockArg { owner, .. } => {
                 return Err(NotModeled::OpaqueValue {
                     op: owner.map(|o| o.name()).unwrap_or_default(),
@@ -568,7 +570,7 @@ fn classify_unsupported(op: Op, name: String, loc: String) -> NotModeled {
         "affine.if" => NotModeled::AffineIf { loc },
         "affine.parallel" => NotModeled::AlreadyParallel { loc },
         "func.call" | "func.call_indirect" => NotModeled::Call {
-            callee: op.attr("callee").map(|_| callee_name(op)).unwrap_or_else(|| "an indirect callee".into()),
+            callee: op.attr_text("callee").unwrap_or_else(|| "an indirect callee".into()),
             loc,
         },
         "memref.load" | "memref.store" => NotModeled::NonAffineAccess { op: name, loc },
@@ -579,22 +581,6 @@ fn classify_unsupported(op: Op, name: String, loc: String) -> NotModeled {
         n if n.starts_with("vector.") || n.starts_with("affine.vector_") => NotModeled::Vector { op: name, loc },
         _ => NotModeled::UnsupportedOp { op: name, loc },
     }
-}
-
-fn callee_name(op: Op) -> String {
-    // The callee is a FlatSymbolRefAttr; print it through the generic attribute printer.
-    op.attr("callee")
-        .map(|a| {
-            let mut out = String::new();
-            unsafe extern "C" fn append(part: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
-                let out = &mut *(data as *mut String);
-                let bytes = std::slice::from_raw_parts(part.data as *const u8, part.length);
-                out.push_str(&String::from_utf8_lossy(bytes));
-            }
-            unsafe { mlir_sys::mlirAttributePrint(a, Some(append), &mut out as *mut String as *mut _) };
-            out
-        })
-        .unwrap_or_default()
 }
 
 fn linearize(expr: super::mlir::Expr, dims: &[Linear], syms: &[Linear]) -> Result<Linear, NonLinear> {

@@ -115,6 +115,14 @@ impl Op {
         unsafe { mlirAttributeIsAString(a).then(|| string_ref_to_string(mlirStringAttrGetValue(a))) }
     }
 
+    /// An attribute as MLIR prints it (e.g. a callee `@g`).
+    pub fn attr_text(self, name: &str) -> Option<String> {
+        let a = self.attr(name)?;
+        let mut out = String::new();
+        unsafe { mlirAttributePrint(a, Some(append_to_string), &mut out as *mut String as *mut c_void) };
+        Some(out)
+    }
+
     /// `file:line:col` when the location has one, else MLIR's printed form.
     pub fn location(self) -> String {
         let loc = unsafe { mlirOperationGetLocation(self.0) };
@@ -181,8 +189,9 @@ impl Blk {
 /// Where a value comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum Def {
-    /// Argument `index` of a block owned by operation `owner`.
-    BlockArg { owner: Option<Op>, index: usize },
+    /// Argument `index` of a block owned by operation `owner`; `entry` when the block is
+    /// the first of its region (for a function: the signature's arguments).
+    BlockArg { owner: Option<Op>, index: usize, entry: bool },
     /// Result `index` of operation `op`.
     Result { op: Op, index: usize },
 }
@@ -200,9 +209,11 @@ impl Val {
         unsafe {
             if mlirValueIsABlockArgument(self.0) {
                 let block = mlirBlockArgumentGetOwner(self.0);
+                let region = mlirBlockGetParentRegion(block);
                 Def::BlockArg {
                     owner: Op::from_raw(mlirBlockGetParentOperation(block)),
                     index: mlirBlockArgumentGetArgNumber(self.0) as usize,
+                    entry: !region.ptr.is_null() && mlirBlockEqual(mlirRegionGetFirstBlock(region), block),
                 }
             } else {
                 Def::Result {

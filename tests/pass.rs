@@ -1,0 +1,65 @@
+//! The Rust half of the pass: diagnostics, dump file, option validation.
+
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::options::RawOptions;
+use affine_autosched::pass::{self, Severity};
+
+const SOURCE: &str = r#"
+func.func @two(%A: memref<16xf32>, %c: i1) {
+  affine.for %i = 0 to 16 {
+    %a = affine.load %A[%i] : memref<16xf32>
+    affine.store %a, %A[%i] : memref<16xf32>
+  }
+  affine.for %i = 0 to 16 {
+    affine.if affine_set<(d0) : (d0 >= 0)>(%i) {
+      %a = affine.load %A[%i] : memref<16xf32>
+      affine.store %a, %A[%i] : memref<16xf32>
+    }
+  }
+  return
+}
+"#;
+
+#[test]
+fn remarks_explain_and_dump() {
+    let m = LoadedModule::from_source(SOURCE).unwrap();
+    let f = m.functions()[0];
+    let quiet = RawOptions::default().validate().unwrap();
+    let diags = pass::run_on_function(f, &quiet).unwrap();
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].severity, Severity::Remark);
+    assert!(diags[0].message.starts_with("affine-autosched: nest not modeled: 'affine.if' at"));
+
+    let dir = std::env::temp_dir().join(format!("autosched-pass-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("dump.jsonl");
+    let verbose = RawOptions {
+        dump_representation: true,
+        dump_file: dump.display().to_string(),
+        ..Default::default()
+    }
+    .validate()
+    .unwrap();
+    pass::begin_run(&verbose).unwrap();
+    let diags = pass::run_on_function(f, &verbose).unwrap();
+    assert_eq!(diags.len(), 2);
+    let rep = diags.iter().find(|d| d.message.contains("representation of nest 0 of @two")).unwrap();
+    let json = rep.message.split_once(": {").map(|(_, j)| format!("{{{j}")).unwrap();
+    let report: affine_autosched::ir::NestReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(report.loops.len(), 1);
+    // begin_run truncates; each function appends one line.
+    pass::run_on_function(f, &verbose).unwrap();
+    let text = std::fs::read_to_string(&dump).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    pass::begin_run(&verbose).unwrap();
+    assert_eq!(std::fs::read_to_string(&dump).unwrap(), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn non_function_is_a_pass_error() {
+    let m = LoadedModule::from_source(SOURCE).unwrap();
+    let opts = RawOptions::default().validate().unwrap();
+    let err = pass::run_on_function(m.operation(), &opts).unwrap_err();
+    assert_eq!(err[0].severity, Severity::Error);
+}
