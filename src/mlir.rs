@@ -42,26 +42,34 @@ fn new_context() -> Context {
 impl LoadedModule {
     /// Parses a file; locations in the IR carry its path.
     pub fn from_file(path: &Path) -> Result<Self, LoadError> {
+        Self::from_file_with(path, false)
+    }
+
+    /// Like [`LoadedModule::from_file`]; `allow_unregistered` admits operations of unknown
+    /// dialects, as mlir-opt's `--allow-unregistered-dialect` does.
+    pub fn from_file_with(path: &Path, allow_unregistered: bool) -> Result<Self, LoadError> {
         // Check first so that a missing file gets an I/O error, not a parser one.
         std::fs::metadata(path).map_err(|source| LoadError::Read { path: path.into(), source })?;
         let path_str = path.to_string_lossy();
-        Self::parse(path, |context| unsafe {
+        Self::parse(path, allow_unregistered, |context| unsafe {
             mlir_sys::mlirModuleCreateParseFromFile(context, string_ref(&path_str))
         })
     }
 
     /// Parses MLIR text (used by tests); locations are `-:line:col`.
     pub fn from_source(source: &str) -> Result<Self, LoadError> {
-        Self::parse(Path::new("<string>"), |context| unsafe {
+        Self::parse(Path::new("<string>"), false, |context| unsafe {
             mlir_sys::mlirModuleCreateParse(context, string_ref(source))
         })
     }
 
     fn parse(
         path: &Path,
+        allow_unregistered: bool,
         parse: impl FnOnce(mlir_sys::MlirContext) -> mlir_sys::MlirModule,
     ) -> Result<Self, LoadError> {
         let context = new_context();
+        context.set_allow_unregistered_dialects(allow_unregistered);
         let diagnostics = Arc::new(Mutex::new(Vec::<String>::new()));
         let sink = diagnostics.clone();
         let handler = context.attach_diagnostic_handler(move |d| {

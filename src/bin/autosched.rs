@@ -28,6 +28,9 @@ enum Command {
         /// A readable loop tree instead of JSON.
         #[arg(long)]
         tree: bool,
+        /// Accept operations of unregistered dialects (as mlir-opt's flag of the same name).
+        #[arg(long)]
+        allow_unregistered_dialect: bool,
     },
 }
 
@@ -35,8 +38,8 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Describe { file, function, lines, tree } => {
-            let module = match LoadedModule::from_file(&file) {
+        Command::Describe { file, function, lines, tree, allow_unregistered_dialect } => {
+            let module = match LoadedModule::from_file_with(&file, allow_unregistered_dialect) {
                 Ok(m) => m,
                 Err(e) => {
                     eprintln!("autosched: error: {e}");
