@@ -10,3 +10,4 @@ pub mod ir;
 pub mod mlir;
 pub mod options;
 pub mod pass;
+pub mod schedule;

@@ -1,0 +1,408 @@
+//! `schedule`: an ordered list of loop transformations over one program, and its text form.
+//!
+//! Loops are named as the representation names them (`L0`, `L0.1.0`, ...: nest index, then
+//! the position among loop children). Tiling adds a tile-space loop above each tiled loop,
+//! named after it with `.t` (tiling `L0.0` creates `L0.0.t`); the tiled loop keeps its name
+//! and becomes the intra-tile loop. A name denotes every loop derived from that loop (an
+//! unrolled loop's clean-up copy keeps the name), and a step applies to all of them.
+//!
+//! Text form (steps separated by `;`, whitespace free):
+//!
+//! ```text
+//! fuse(L0, L1, 2)                  fuse nest L1 into the preceding sibling nest L0 over 2 loops
+//! interchange(L0, L0.0.0, L0.0)    reorder a perfectly nested band: these loops, outermost first
+//! tile(L0:32, L0.0:64)             tile a band of 1 to 3 loops, a size per loop
+//! unroll(L0.0.0:4)                 unroll by 4 (unroll-and-jam when the loop is not innermost)
+//! parallelize(L0)                  run the iterations of L0 in parallel (OpenMP)
+//! vectorize(L0.0.0:8)              vectorize an innermost loop with 8 lanes
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A loop name: `L<nest>` followed by `.<child>` path components and `.t` tile markers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopName(String);
+
+impl LoopName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The tile-space loop that tiling this loop creates.
+    pub fn tile_loop(&self) -> LoopName {
+        LoopName(format!("{}.t", self.0))
+    }
+
+    /// Index of the nest this loop comes from.
+    pub fn nest(&self) -> usize {
+        self.0[1..].split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0)
+    }
+
+    fn is_valid(s: &str) -> bool {
+        let Some(rest) = s.strip_prefix('L') else { return false };
+        let mut parts = rest.split('.');
+        let first_ok = parts.next().is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        first_ok && parts.all(|p| p == "t" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+    }
+}
+
+impl FromStr for LoopName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if LoopName::is_valid(s) {
+            Ok(LoopName(s.to_string()))
+        } else {
+            Err(format!("'{s}' is not a loop name (expected e.g. L0, L0.1, L0.0.t)"))
+        }
+    }
+}
+
+impl fmt::Display for LoopName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Limits on parameters: what the transformation layer accepts.
+pub const MAX_TILE_BAND: usize = 3;
+pub const MAX_TILE_SIZE: u32 = 4096;
+pub const MAX_UNROLL_FACTOR: u32 = 64;
+pub const VECTOR_WIDTHS: [u32; 5] = [2, 4, 8, 16, 32];
+
+/// One transformation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Transform {
+    /// Fuse the nest rooted at `second` into the preceding sibling nest rooted at `first`,
+    /// merging their `depth` outermost loops.
+    Fuse { first: LoopName, second: LoopName, depth: usize },
+    /// Reorder a perfectly nested band; `order` lists its loops outermost first.
+    Interchange { order: Vec<LoopName> },
+    /// Tile a perfectly nested band (outermost first) with one size per loop.
+    Tile { band: Vec<(LoopName, u32)> },
+    /// Unroll by `factor`; unroll-and-jam when the loop has loops inside it.
+    Unroll { target: LoopName, factor: u32 },
+    /// Turn the loop into a parallel loop (lowered to OpenMP).
+    Parallelize { target: LoopName },
+    /// Vectorize an innermost loop with `width` lanes.
+    Vectorize { target: LoopName, width: u32 },
+}
+
+impl Transform {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Transform::Fuse { .. } => "fuse",
+            Transform::Interchange { .. } => "interchange",
+            Transform::Tile { .. } => "tile",
+            Transform::Unroll { .. } => "unroll",
+            Transform::Parallelize { .. } => "parallelize",
+            Transform::Vectorize { .. } => "vectorize",
+        }
+    }
+
+    /// Every loop the step names.
+    pub fn loops(&self) -> Vec<&LoopName> {
+        match self {
+            Transform::Fuse { first, second, .. } => vec![first, second],
+            Transform::Interchange { order } => order.iter().collect(),
+            Transform::Tile { band } => band.iter().map(|(l, _)| l).collect(),
+            Transform::Unroll { target, .. }
+            | Transform::Parallelize { target }
+            | Transform::Vectorize { target, .. } => vec![target],
+        }
+    }
+}
+
+impl fmt::Display for Transform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transform::Fuse { first, second, depth } => write!(f, "fuse({first}, {second}, {depth})"),
+            Transform::Interchange { order } => {
+                let names: Vec<String> = order.iter().map(|l| l.to_string()).collect();
+                write!(f, "interchange({})", names.join(", "))
+            }
+            Transform::Tile { band } => {
+                let parts: Vec<String> = band.iter().map(|(l, s)| format!("{l}:{s}")).collect();
+                write!(f, "tile({})", parts.join(", "))
+            }
+            Transform::Unroll { target, factor } => write!(f, "unroll({target}:{factor})"),
+            Transform::Parallelize { target } => write!(f, "parallelize({target})"),
+            Transform::Vectorize { target, width } => write!(f, "vectorize({target}:{width})"),
+        }
+    }
+}
+
+/// An ordered list of transformations; the empty schedule is the identity.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    pub steps: Vec<Transform>,
+}
+
+impl Schedule {
+    pub fn is_identity(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let steps: Vec<String> = self.steps.iter().map(|s| s.to_string()).collect();
+        f.write_str(&steps.join("; "))
+    }
+}
+
+/// A parse error: where (1-based column in the schedule text) and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("schedule:{column}: {message}")]
+pub struct ParseError {
+    pub column: usize,
+    pub message: String,
+}
+
+impl FromStr for Schedule {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        Parser { text, pos: 0 }.schedule()
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn err<T>(&self, at: usize, message: impl Into<String>) -> Result<T, ParseError> {
+        Err(ParseError { column: self.text[..at].chars().count() + 1, message: message.into() })
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.text[self.pos..].chars().next() {
+            if c.is_whitespace() {
+                self.pos += c.len_utf8();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_ws();
+        self.text[self.pos..].chars().next()
+    }
+
+    fn expect(&mut self, c: char, what: &str) -> Result<(), ParseError> {
+        match self.peek() {
+            Some(got) if got == c => {
+                self.pos += c.len_utf8();
+                Ok(())
+            }
+            Some(got) => self.err(self.pos, format!("expected '{c}' {what}, found '{got}'")),
+            None => self.err(self.pos, format!("expected '{c}' {what}, found the end")),
+        }
+    }
+
+    /// A run of characters that may form a word, a name or a number.
+    fn token(&mut self) -> (usize, &str) {
+        self.skip_ws();
+        let start = self.pos;
+        let len = self.text[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-'))
+            .unwrap_or(self.text.len() - start);
+        self.pos += len;
+        (start, &self.text[start..start + len])
+    }
+
+    fn loop_name(&mut self) -> Result<LoopName, ParseError> {
+        let (at, tok) = self.token();
+        let tok = tok.to_string();
+        if tok.is_empty() {
+            return match self.peek() {
+                Some(c) => self.err(at, format!("expected a loop name, found '{c}'")),
+                None => self.err(at, "expected a loop name, found the end"),
+            };
+        }
+        tok.parse().or_else(|e: String| self.err(at, e))
+    }
+
+    fn number(&mut self, what: &str, min: u64, max: u64) -> Result<u64, ParseError> {
+        let (at, tok) = self.token();
+        let tok = tok.to_string();
+        match tok.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(n),
+            Ok(n) => self.err(at, format!("{what} must be in [{min}, {max}], got {n}")),
+            Err(_) if tok.is_empty() => self.err(at, format!("expected {what}")),
+            Err(_) => self.err(at, format!("expected {what}, found '{tok}'")),
+        }
+    }
+
+    /// `name:number`
+    fn loop_with(&mut self, what: &str, min: u64, max: u64) -> Result<(LoopName, u32), ParseError> {
+        let name = self.loop_name()?;
+        self.expect(':', &format!("and {what} after {name}"))?;
+        let n = self.number(what, min, max)?;
+        Ok((name, n as u32))
+    }
+
+    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T, ParseError>) -> Result<Vec<T>, ParseError> {
+        let mut out = vec![item(self)?];
+        while self.peek() == Some(',') {
+            self.pos += 1;
+            out.push(item(self)?);
+        }
+        Ok(out)
+    }
+
+    fn step(&mut self) -> Result<Transform, ParseError> {
+        let (at, word) = self.token();
+        let word = word.to_string();
+        self.expect('(', &format!("after '{word}'"))?;
+        let args_at = self.pos;
+        let t = match word.as_str() {
+            "fuse" => {
+                let first = self.loop_name()?;
+                self.expect(',', "between the two nests of fuse")?;
+                let second = self.loop_name()?;
+                self.expect(',', "before the fusion depth")?;
+                let depth = self.number("a fusion depth", 1, 16)? as usize;
+                Transform::Fuse { first, second, depth }
+            }
+            "interchange" => {
+                let order = self.list(|p| p.loop_name())?;
+                if order.len() < 2 {
+                    return self.err(args_at, "interchange needs at least two loops");
+                }
+                Transform::Interchange { order }
+            }
+            "tile" => {
+                let band = self.list(|p| p.loop_with("a tile size", 2, MAX_TILE_SIZE as u64))?;
+                if band.len() > MAX_TILE_BAND {
+                    return self.err(args_at, format!("tile takes 1 to {MAX_TILE_BAND} loops, got {}", band.len()));
+                }
+                Transform::Tile { band }
+            }
+            "unroll" => {
+                let (target, factor) = self.loop_with("an unroll factor", 2, MAX_UNROLL_FACTOR as u64)?;
+                Transform::Unroll { target, factor }
+            }
+            "parallelize" => Transform::Parallelize { target: self.loop_name()? },
+            "vectorize" => {
+                let (target, width) = self.loop_with("a vector width", 2, 32)?;
+                if !VECTOR_WIDTHS.contains(&width) {
+                    return self.err(args_at, format!("vector width must be one of {VECTOR_WIDTHS:?}, got {width}"));
+                }
+                Transform::Vectorize { target, width }
+            }
+            "" => return self.err(at, "expected a transformation"),
+            other => {
+                return self.err(
+                    at,
+                    format!("unknown transformation '{other}' (expected fuse, interchange, tile, unroll, parallelize or vectorize)"),
+                )
+            }
+        };
+        self.expect(')', &format!("to close {word}(...)"))?;
+        // A loop named twice in one step is a mistake, not a request.
+        let names = t.loops();
+        for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                return self.err(args_at, format!("{n} is named twice in {word}"));
+            }
+        }
+        Ok(t)
+    }
+
+    fn schedule(mut self) -> Result<Schedule, ParseError> {
+        let mut steps = Vec::new();
+        loop {
+            match self.peek() {
+                None => break,
+                Some(';') => {
+                    self.pos += 1;
+                    continue;
+                }
+                Some(_) => {}
+            }
+            steps.push(self.step()?);
+            match self.peek() {
+                None | Some(';') => {}
+                Some(c) => return self.err(self.pos, format!("expected ';' between steps, found '{c}'")),
+            }
+        }
+        Ok(Schedule { steps })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l(s: &str) -> LoopName {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn every_kind_round_trips() {
+        let text = "fuse(L0, L1, 2); interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0:64, L0.0.0:16); \
+                    unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8)";
+        let s: Schedule = text.parse().unwrap();
+        assert_eq!(s.steps.len(), 6);
+        assert_eq!(s.to_string(), text);
+        assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
+        assert_eq!(
+            s.steps[2],
+            Transform::Tile { band: vec![(l("L0"), 32), (l("L0.0"), 64), (l("L0.0.0"), 16)] }
+        );
+    }
+
+    #[test]
+    fn whitespace_and_separators_are_free() {
+        let a: Schedule = " tile( L0 : 32 ,L0.0:32 ) ;;unroll(L0.0:2);".parse().unwrap();
+        let b: Schedule = "tile(L0:32, L0.0:32); unroll(L0.0:2)".parse().unwrap();
+        assert_eq!(a, b);
+        assert!("".parse::<Schedule>().unwrap().is_identity());
+        assert!("  ; ".parse::<Schedule>().unwrap().is_identity());
+    }
+
+    fn error(text: &str) -> ParseError {
+        text.parse::<Schedule>().unwrap_err()
+    }
+
+    #[test]
+    fn errors_say_where_and_why() {
+        let e = error("tile(L0:32); skew(L0)");
+        assert_eq!(e.column, 14);
+        assert!(e.message.contains("unknown transformation 'skew'"), "{e}");
+        let e = error("tile(L0 32)");
+        assert_eq!((e.column, e.message.contains("expected ':'")), (9, true), "{e}");
+        let e = error("unroll(L0:1)");
+        assert!(e.message.contains("unroll factor must be in [2, 64], got 1"), "{e}");
+        let e = error("vectorize(L0:6)");
+        assert!(e.message.contains("vector width must be one of"), "{e}");
+        let e = error("tile(L0:8, L0.0:8, L0.0.0:8, L0.0.0.0:8)");
+        assert!(e.message.contains("1 to 3 loops"), "{e}");
+        let e = error("interchange(L0)");
+        assert!(e.message.contains("at least two loops"), "{e}");
+        let e = error("interchange(L0, L0)");
+        assert!(e.message.contains("named twice"), "{e}");
+        let e = error("parallelize(X0)");
+        assert!(e.message.contains("'X0' is not a loop name"), "{e}");
+        let e = error("parallelize(L0) vectorize(L0:8)");
+        assert!(e.message.contains("expected ';' between steps"), "{e}");
+        let e = error("parallelize(L0");
+        assert!(e.message.contains("found the end"), "{e}");
+        assert_eq!(e.to_string(), format!("schedule:{}: {}", e.column, e.message));
+    }
+
+    #[test]
+    fn loop_names() {
+        for ok in ["L0", "L12.3.0", "L0.0.t", "L1.t.t"] {
+            assert!(ok.parse::<LoopName>().is_ok(), "{ok}");
+        }
+        for bad in ["L", "0", "L0.", "L0..1", "L0.x", "l0", "L-1"] {
+            assert!(bad.parse::<LoopName>().is_err(), "{bad}");
+        }
+        assert_eq!(l("L3.0.t").nest(), 3);
+        assert_eq!(l("L0.1").tile_loop(), l("L0.1.t"));
+    }
+}
