@@ -24,6 +24,7 @@ fn main() {
             dir
         }
     };
+    compile_transforms(&prefix);
     println!("cargo:rustc-link-search=native={}", dir.display());
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}:{}", dir.display(), llvm_lib.display());
 }
@@ -59,4 +60,29 @@ fn build_mlir_c(llvm_lib: &Path, dir: &Path) {
         .expect("run the C++ compiler to link libMLIR-C.so");
     assert!(status.success(), "linking libMLIR-C.so failed");
     std::fs::rename(&tmp, &out).expect("move libMLIR-C.so into place");
+}
+
+/// The C++ transformation layer is part of the crate: the plugin and the `autosched`
+/// binary both get it from here, so there is one build of it.
+fn compile_transforms(prefix: &Path) {
+    for f in ["passes/Transforms.cpp", "passes/TransformsFFI.h"] {
+        println!("cargo:rerun-if-changed={f}");
+    }
+    cc::Build::new()
+        .cpp(true)
+        .file("passes/Transforms.cpp")
+        .include(prefix.join("include"))
+        .include("passes")
+        .std("c++17")
+        .flag("-fno-exceptions")
+        .flag_if_supported("-Wno-unused-parameter")
+        .flag_if_supported("-Wno-comment")
+        .define("_GNU_SOURCE", None)
+        .define("_GLIBCXX_USE_CXX11_ABI", "1")
+        .define("__STDC_CONSTANT_MACROS", None)
+        .define("__STDC_FORMAT_MACROS", None)
+        .define("__STDC_LIMIT_MACROS", None)
+        .opt_level(2)
+        .debug(false)
+        .compile("autosched_transforms");
 }

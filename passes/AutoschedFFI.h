@@ -42,7 +42,11 @@ void autosched_default_options(int64_t *beam_width, int64_t *max_depth,
 int32_t autosched_begin_run(const AutoschedOptions *options,
                             AutoschedEmitFn emit, void *ctx);
 
-/// Runs the pass on one func.func; 0 on success, 1 after emitting errors.
+/// Results of autosched_run_on_function.
+enum { AUTOSCHED_UNCHANGED = 0, AUTOSCHED_FAILED = 1, AUTOSCHED_TRANSFORMED = 2 };
+
+/// Runs the pass on one func.func: AUTOSCHED_UNCHANGED, AUTOSCHED_TRANSFORMED (a schedule
+/// was applied), or AUTOSCHED_FAILED after emitting errors (the IR is unchanged).
 int32_t autosched_run_on_function(MlirOperation func,
                                   const AutoschedOptions *options,
                                   AutoschedEmitFn emit, void *ctx);

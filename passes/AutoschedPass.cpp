@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/Pass.h"
 
@@ -40,8 +42,10 @@ struct AffineAutoschedPass
            "tiling, unrolling, parallelization, vectorization)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
+    // What the transformations create: vector ops and ub.poison (vectorizer),
+    // affine.parallel (parallelization).
     registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    memref::MemRefDialect>();
+                    memref::MemRefDialect, ub::UBDialect, vector::VectorDialect>();
   }
 
   Option<bool> dumpRepresentation{
@@ -129,11 +133,17 @@ struct AffineAutoschedPass
       return;
     AutoschedOptions o = ffiOptions();
     EmitContext ec{func.getOperation(), &getContext()};
-    if (autosched_run_on_function(wrap(func.getOperation()), &o,
-                                  &AffineAutoschedPass::emit, &ec) != 0)
+    switch (autosched_run_on_function(wrap(func.getOperation()), &o,
+                                      &AffineAutoschedPass::emit, &ec)) {
+    case AUTOSCHED_UNCHANGED:
+      markAllAnalysesPreserved();
+      break;
+    case AUTOSCHED_TRANSFORMED:
+      break;
+    default:
       signalPassFailure();
-    // Nothing is transformed yet: every analysis stays valid.
-    markAllAnalysesPreserved();
+      break;
+    }
   }
 };
 

@@ -3,7 +3,7 @@
 
 use crate::ir::mlir::Op;
 use crate::options::RawOptions;
-use crate::pass::{self, Diagnostic, Severity};
+use crate::pass::{self, Diagnostic, Outcome, Severity};
 use mlir_sys::MlirOperation;
 use std::ffi::{c_char, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,6 +27,7 @@ pub type EmitFn = extern "C" fn(ctx: *mut c_void, op: MlirOperation, severity: i
 
 const OK: i32 = 0;
 const FAILED: i32 = 1;
+const CHANGED: i32 = 2;
 
 static LOGGER: Once = Once::new();
 
@@ -95,8 +96,8 @@ pub unsafe extern "C" fn autosched_begin_run(options: *const AutoschedOptions, e
     FAILED
 }
 
-/// Runs the pass on one `func.func`. Returns 0 on success, 1 when the pass must fail
-/// (errors were emitted; the IR is unchanged).
+/// Runs the pass on one `func.func`. Returns 0 when the IR is unchanged, 2 when a schedule
+/// was applied, 1 when the pass must fail (errors were emitted; the IR is unchanged).
 ///
 /// # Safety
 /// `func` must be a live operation not mutated concurrently; `options` must be valid.
@@ -108,19 +109,26 @@ pub unsafe extern "C" fn autosched_run_on_function(
     ctx: *mut c_void,
 ) -> i32 {
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let opts = raw_options(options).validate().map_err(|e| vec![error(format!("affine-autosched: {e}"))])?;
-        let op = Op::from_raw(func).ok_or_else(|| vec![error("affine-autosched: null operation".into())])?;
-        pass::run_on_function(op, &opts)
+        let mut sink = |d: Diagnostic| emit(emit_fn, ctx, &d);
+        let opts = match raw_options(options).validate() {
+            Ok(o) => o,
+            Err(e) => {
+                sink(error(format!("affine-autosched: {e}")));
+                return FAILED;
+            }
+        };
+        let Some(op) = Op::from_raw(func) else {
+            sink(error("affine-autosched: null operation".into()));
+            return FAILED;
+        };
+        match pass::run_on_function(op, &opts, &mut sink) {
+            Outcome::Unchanged => OK,
+            Outcome::Transformed => CHANGED,
+            Outcome::Failed => FAILED,
+        }
     }));
     match result {
-        Ok(Ok(diags)) => {
-            diags.iter().for_each(|d| emit(emit_fn, ctx, d));
-            OK
-        }
-        Ok(Err(diags)) => {
-            diags.iter().for_each(|d| emit(emit_fn, ctx, d));
-            FAILED
-        }
+        Ok(code) => code,
         Err(p) => {
             let msg = format!("affine-autosched: internal error (IR left unchanged): {}", panic_message(p));
             emit(emit_fn, ctx, &error(msg));

@@ -11,3 +11,4 @@ pub mod mlir;
 pub mod options;
 pub mod pass;
 pub mod schedule;
+pub mod transform;

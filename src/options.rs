@@ -4,6 +4,7 @@
 //! is not a bool/int at all) and hands the parsed values to [`PassOptions::validate`], which
 //! rejects values out of range with an error naming the option.
 
+use crate::schedule::{ParseError, ScheduleSpec};
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -71,7 +72,7 @@ impl Default for RawOptions {
 pub struct PassOptions {
     pub dump_representation: bool,
     pub dump_file: Option<PathBuf>,
-    pub schedule: Option<String>,
+    pub schedule: Option<ScheduleSpec>,
     pub beam_width: usize,
     pub max_depth: usize,
     pub model: Option<PathBuf>,
@@ -89,8 +90,8 @@ pub enum OptionError {
     MissingModel(String),
     #[error("option 'dump-file': cannot write '{path}': {reason}")]
     DumpFile { path: String, reason: String },
-    #[error("option 'schedule' is not supported by this version of affine-autosched yet (explicit schedules arrive with the transformation layer); the IR was left unchanged")]
-    ScheduleNotSupported,
+    #[error("option 'schedule': {0}")]
+    Schedule(#[from] ParseError),
 }
 
 fn in_range(option: &'static str, value: i64, min: i64, max: i64) -> Result<usize, OptionError> {
@@ -114,7 +115,7 @@ impl RawOptions {
         };
         let schedule = match self.schedule.trim() {
             "" => None,
-            _ => return Err(OptionError::ScheduleNotSupported),
+            _ => Some(self.schedule.parse::<ScheduleSpec>()?),
         };
         let dump_file = match self.dump_file.trim() {
             "" => None,
@@ -165,6 +166,16 @@ mod tests {
         let o = RawOptions { evaluator: "magic".into(), ..Default::default() };
         let e = o.validate().unwrap_err().to_string();
         assert!(e.contains("'evaluator'") && e.contains("magic"), "{e}");
+    }
+
+    #[test]
+    fn schedule_is_parsed_with_its_errors() {
+        let o = RawOptions { schedule: "@f: tile(L0:32); parallelize(L0.t)".into(), ..Default::default() };
+        let spec = o.validate().unwrap().schedule.unwrap();
+        assert_eq!(spec.schedule.steps.len(), 2);
+        let o = RawOptions { schedule: "tile(L0:1)".into(), ..Default::default() };
+        let e = o.validate().unwrap_err().to_string();
+        assert!(e.starts_with("option 'schedule': schedule:9: a tile size must be in"), "{e}");
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The Rust half of the `affine-autosched` pass: what it does to one function.
 //!
-//! For now the pass analyses each function, explains every nest it cannot model, and on
-//! request prints the representation. It returns diagnostics for C++ to emit at the
-//! operations they concern; it never mutates the IR.
+//! The pass analyses each function, explains every nest it cannot model, on request prints
+//! the representation, and applies an explicit schedule (`schedule=`) as a transaction.
+//! Diagnostics go to C++ to be emitted at the operations they concern.
 
 use crate::ir::{self, mlir::Op, Program};
 use crate::options::{OptionError, PassOptions};
+use crate::transform;
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
@@ -48,23 +49,32 @@ fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     writeln!(f, "{line}")
 }
 
-/// Runs the pass on one `func.func`. `Err` carries the diagnostics of a pass failure.
-pub fn run_on_function(func: Op, options: &PassOptions) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+/// What happened to a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The IR is as it was.
+    Unchanged,
+    /// A schedule was applied.
+    Transformed,
+    /// The pass must fail; errors were emitted and the IR is unchanged.
+    Failed,
+}
+
+/// Runs the pass on one `func.func`, emitting diagnostics as it goes (each refers to an
+/// operation that is live when it is emitted: a transformation replaces the body).
+pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
+    let error = |message: String| Diagnostic { op: Some(func), severity: Severity::Error, message };
     let analysis = match ir::analyze_function(func) {
         Ok(a) => a,
         Err(e) => {
-            return Err(vec![Diagnostic {
-                op: Some(func),
-                severity: Severity::Error,
-                message: format!("affine-autosched: {e}"),
-            }])
+            emit(error(format!("affine-autosched: {e}")));
+            return Outcome::Failed;
         }
     };
     let program = &analysis.program;
     log::debug!("{program}");
-    let mut diags = Vec::new();
     for (entry, op) in program.not_modeled.iter().zip(&analysis.not_modeled_ops) {
-        diags.push(Diagnostic {
+        emit(Diagnostic {
             op: Some(*op),
             severity: Severity::Remark,
             message: format!("affine-autosched: nest not modeled: {}", entry.reason),
@@ -72,7 +82,7 @@ pub fn run_on_function(func: Op, options: &PassOptions) -> Result<Vec<Diagnostic
     }
     if options.dump_representation {
         for (nest, op) in program.nests.iter().zip(&analysis.nest_ops) {
-            diags.push(Diagnostic {
+            emit(Diagnostic {
                 op: Some(*op),
                 severity: Severity::Remark,
                 message: format!(
@@ -86,14 +96,33 @@ pub fn run_on_function(func: Op, options: &PassOptions) -> Result<Vec<Diagnostic
     }
     if let Some(path) = &options.dump_file {
         if let Err(e) = append_line(path, &to_json(program)) {
-            return Err(vec![Diagnostic {
-                op: Some(func),
-                severity: Severity::Error,
-                message: format!("affine-autosched: option 'dump-file': cannot write '{}': {e}", path.display()),
-            }]);
+            emit(error(format!("affine-autosched: option 'dump-file': cannot write '{}': {e}", path.display())));
+            return Outcome::Failed;
         }
     }
-    Ok(diags)
+    let Some(spec) = options.schedule.as_ref().filter(|s| s.applies_to(&program.function)) else {
+        return Outcome::Unchanged;
+    };
+    if spec.schedule.is_identity() {
+        return Outcome::Unchanged;
+    }
+    match transform::apply(func, &spec.schedule) {
+        Ok(()) => {
+            emit(Diagnostic {
+                op: Some(func),
+                severity: Severity::Remark,
+                message: format!("affine-autosched: applied schedule to @{}: {}", program.function, spec.schedule),
+            });
+            Outcome::Transformed
+        }
+        Err(e) => {
+            emit(error(format!(
+                "affine-autosched: schedule not applied to @{}: {e}; the IR was left unchanged",
+                program.function
+            )));
+            Outcome::Failed
+        }
+    }
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

@@ -151,6 +151,54 @@ impl fmt::Display for Schedule {
     }
 }
 
+/// A schedule as the `schedule=` option and `--schedule` take it: optionally aimed at one
+/// function with a `@name:` prefix (`@gemm: tile(L0:32, L0.0:32)`); without it, it applies
+/// to every function the pass runs on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScheduleSpec {
+    pub function: Option<String>,
+    pub schedule: Schedule,
+}
+
+impl ScheduleSpec {
+    pub fn applies_to(&self, function: &str) -> bool {
+        self.function.as_deref().is_none_or(|f| f == function)
+    }
+}
+
+impl FromStr for ScheduleSpec {
+    type Err = ParseError;
+    fn from_str(text: &str) -> Result<Self, ParseError> {
+        let trimmed = text.trim_start();
+        let Some(rest) = trimmed.strip_prefix('@') else {
+            return Ok(ScheduleSpec { function: None, schedule: text.parse()? });
+        };
+        let offset = text.len() - rest.len();
+        let Some(colon) = rest.find(':') else {
+            return Err(ParseError { column: offset + 1, message: "expected ':' after the function name".into() });
+        };
+        let name = rest[..colon].trim();
+        if name.is_empty() {
+            return Err(ParseError { column: offset + 1, message: "expected a function name after '@'".into() });
+        }
+        let body = &rest[colon + 1..];
+        let schedule = body.parse::<Schedule>().map_err(|e| ParseError {
+            column: e.column + offset + colon + 1,
+            message: e.message,
+        })?;
+        Ok(ScheduleSpec { function: Some(name.to_string()), schedule })
+    }
+}
+
+impl fmt::Display for ScheduleSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.function {
+            Some(name) => write!(f, "@{name}: {}", self.schedule),
+            None => write!(f, "{}", self.schedule),
+        }
+    }
+}
+
 /// A parse error: where (1-based column in the schedule text) and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("schedule:{column}: {message}")]
@@ -392,6 +440,19 @@ mod tests {
         let e = error("parallelize(L0");
         assert!(e.message.contains("found the end"), "{e}");
         assert_eq!(e.to_string(), format!("schedule:{}: {}", e.column, e.message));
+    }
+
+    #[test]
+    fn function_prefix() {
+        let s: ScheduleSpec = "@gemm: tile(L0:32)".parse().unwrap();
+        assert_eq!(s.function.as_deref(), Some("gemm"));
+        assert!(s.applies_to("gemm") && !s.applies_to("other"));
+        assert_eq!(s.to_string().parse::<ScheduleSpec>().unwrap(), s);
+        let all: ScheduleSpec = "unroll(L0:2)".parse().unwrap();
+        assert!(all.applies_to("anything"));
+        let e = "@gemm: tile(L0 32)".parse::<ScheduleSpec>().unwrap_err();
+        assert_eq!(e.column, 16, "{e}");
+        assert!("@gemm tile(L0:32)".parse::<ScheduleSpec>().unwrap_err().message.contains("expected ':'"));
     }
 
     #[test]

@@ -20,12 +20,24 @@ func.func @two(%A: memref<16xf32>, %c: i1) {
 }
 "#;
 
+/// The diagnostics of one run, `Err` when the pass failed.
+fn run(
+    f: affine_autosched::ir::mlir::Op,
+    o: &affine_autosched::options::PassOptions,
+) -> Result<Vec<pass::Diagnostic>, Vec<pass::Diagnostic>> {
+    let mut diags = Vec::new();
+    match pass::run_on_function(f, o, &mut |d| diags.push(d)) {
+        pass::Outcome::Failed => Err(diags),
+        _ => Ok(diags),
+    }
+}
+
 #[test]
 fn remarks_explain_and_dump() {
     let m = LoadedModule::from_source(SOURCE).unwrap();
     let f = m.functions()[0];
     let quiet = RawOptions::default().validate().unwrap();
-    let diags = pass::run_on_function(f, &quiet).unwrap();
+    let diags = run(f, &quiet).unwrap();
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].severity, Severity::Remark);
     assert!(diags[0].message.starts_with("affine-autosched: nest not modeled: 'affine.if' at"));
@@ -41,14 +53,14 @@ fn remarks_explain_and_dump() {
     .validate()
     .unwrap();
     pass::begin_run(&verbose).unwrap();
-    let diags = pass::run_on_function(f, &verbose).unwrap();
+    let diags = run(f, &verbose).unwrap();
     assert_eq!(diags.len(), 2);
     let rep = diags.iter().find(|d| d.message.contains("representation of nest 0 of @two")).unwrap();
     let json = rep.message.split_once(": {").map(|(_, j)| format!("{{{j}")).unwrap();
     let report: affine_autosched::ir::NestReport = serde_json::from_str(&json).unwrap();
     assert_eq!(report.loops.len(), 1);
     // begin_run truncates; each function appends one line.
-    pass::run_on_function(f, &verbose).unwrap();
+    run(f, &verbose).unwrap();
     let text = std::fs::read_to_string(&dump).unwrap();
     assert_eq!(text.lines().count(), 2);
     pass::begin_run(&verbose).unwrap();
@@ -60,6 +72,6 @@ fn remarks_explain_and_dump() {
 fn non_function_is_a_pass_error() {
     let m = LoadedModule::from_source(SOURCE).unwrap();
     let opts = RawOptions::default().validate().unwrap();
-    let err = pass::run_on_function(m.operation(), &opts).unwrap_err();
+    let err = run(m.operation(), &opts).unwrap_err();
     assert_eq!(err[0].severity, Severity::Error);
 }

@@ -61,6 +61,8 @@ pub struct Analysis {
     pub nest_ops: Vec<Op>,
     /// The operation each `not_modeled` entry is about, in the same order.
     pub not_modeled_ops: Vec<Op>,
+    /// The `affine.for` of each loop, by `LoopId`.
+    pub loop_ops: Vec<Op>,
 }
 
 /// Errors that prevent analysing a function at all.
@@ -92,6 +94,7 @@ pub fn analyze_function(func: Op) -> Result<Analysis, AnalysisError> {
         symbol_vals: Vec::new(),
         nest_ops: Vec::new(),
         not_modeled_ops: Vec::new(),
+        loop_ops: Vec::new(),
     };
     let mut position = 0;
     for block in func.blocks() {
@@ -106,7 +109,12 @@ pub fn analyze_function(func: Op) -> Result<Analysis, AnalysisError> {
             position += 1;
         }
     }
-    Ok(Analysis { program: b.program, nest_ops: b.nest_ops, not_modeled_ops: b.not_modeled_ops })
+    Ok(Analysis {
+        program: b.program,
+        nest_ops: b.nest_ops,
+        not_modeled_ops: b.not_modeled_ops,
+        loop_ops: b.loop_ops,
+    })
 }
 
 struct Builder {
@@ -116,6 +124,7 @@ struct Builder {
     symbol_vals: Vec<Val>,
     nest_ops: Vec<Op>,
     not_modeled_ops: Vec<Op>,
+    loop_ops: Vec<Op>,
 }
 
 /// The loops enclosing the point being visited, outermost first.
@@ -188,6 +197,7 @@ impl Builder {
             Err(why) => {
                 let p = &mut self.program;
                 p.loops.truncate(checkpoint.0);
+                self.loop_ops.truncate(checkpoint.0);
                 p.computations.truncate(checkpoint.1);
                 p.buffers.truncate(checkpoint.2);
                 self.buffer_vals.truncate(checkpoint.2);
@@ -249,6 +259,7 @@ impl NestVisitor<'_> {
             _ => None,
         };
         let id = self.b.program.loops.len();
+        self.b.loop_ops.push(op);
         self.b.program.loops.push(Loop {
             id,
             name: name.clone(),

@@ -3,8 +3,8 @@
 //! The pass hands us a raw `MlirOperation` that C++ owns, from one of mlir-opt's worker
 //! threads. melior's safe types carry lifetimes tied to a `Context` we do not own here, and it
 //! has no accessors for affine-map attributes, so the walker reads the IR through these views.
-//! Every function only reads; nothing here mutates IR or uniques new attributes, which keeps
-//! the analysis safe to run on several functions at once.
+//! Every function but `set_string_attr` only reads, and none uniques new attributes while
+//! reading, which keeps the analysis safe to run on several functions at once.
 
 use mlir_sys::*;
 use std::ffi::c_void;
@@ -121,6 +121,23 @@ impl Op {
         let mut out = String::new();
         unsafe { mlirAttributePrint(a, Some(append_to_string), &mut out as *mut String as *mut c_void) };
         Some(out)
+    }
+
+    /// Sets a discardable string attribute. The only mutation in this module: `transform`
+    /// uses it to name the loops of the clone it transforms.
+    pub fn set_string_attr(self, name: &str, value: &str) {
+        unsafe {
+            let ctx = mlirOperationGetContext(self.0);
+            let attr = mlirStringAttrGet(ctx, str_ref(value));
+            mlirOperationSetDiscardableAttributeByName(self.0, str_ref(name), attr);
+        }
+    }
+
+    /// The operation as MLIR prints it.
+    pub fn to_text(self) -> String {
+        let mut out = String::new();
+        unsafe { mlirOperationPrint(self.0, Some(append_to_string), &mut out as *mut String as *mut c_void) };
+        out
     }
 
     /// `file:line:col` when the location has one, else MLIR's printed form.

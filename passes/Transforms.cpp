@@ -1,0 +1,543 @@
+//===- Transforms.cpp - Thin wrappers over MLIR's affine utilities --------===//
+//
+// The transformation layer: Rust (src/transform.rs) decides what to apply, these
+// functions check legality with MLIR's dependence analysis and apply MLIR's own loop
+// utilities. Loops are found by the `autosched.loop` name tag that Rust puts on the loops
+// of the function being transformed (a detached clone of the user's function).
+//
+// Every entry point returns AUTOSCHED_TX_OK, AUTOSCHED_TX_REFUSED (the step is illegal
+// or outside what the utility supports; the reason is reported and the clone must be
+// discarded) or AUTOSCHED_TX_FAILED (a utility failed after starting to change the clone).
+//
+// Where an MLIR utility's own check is not sound for our use, the check here is written
+// over MLIR's dependence analysis (checkMemrefAccessDependence) instead:
+// isValidLoopInterchangePermutation and isTilingValid read dependence components as if
+// the band started at the outermost loop, and isTilingValid lets a component of exactly
+// [-1, -1] through (it tiled seidel-2d illegally).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TransformsFFI.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/NestedMatcher.h"
+#include "mlir/Dialect/Affine/Analysis/Utils.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/LoopFusionUtils.h"
+#include "mlir/Dialect/Affine/LoopUtils.h"
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::affine;
+
+namespace {
+
+constexpr const char *kTag = "autosched.loop";
+
+struct Report {
+  AutoschedTxReportFn fn;
+  void *ctx;
+  int32_t refuse(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_REFUSED;
+  }
+  int32_t fail(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_FAILED;
+  }
+};
+
+std::string nameOf(Operation *op) {
+  if (auto a = op->getAttrOfType<StringAttr>(kTag))
+    return a.str();
+  return "";
+}
+
+void setName(Operation *op, StringRef name) {
+  op->setAttr(kTag, StringAttr::get(op->getContext(), name));
+}
+
+func::FuncOp funcOf(MlirOperation op) {
+  return dyn_cast_or_null<func::FuncOp>(unwrap(op));
+}
+
+/// All affine.for loops carrying `name`, in pre-order.
+SmallVector<AffineForOp> loopsNamed(func::FuncOp f, StringRef name) {
+  SmallVector<AffineForOp> out;
+  f.walk<WalkOrder::PreOrder>([&](AffineForOp l) {
+    if (nameOf(l) == name)
+      out.push_back(l);
+  });
+  return out;
+}
+
+std::string joined(ArrayRef<std::string> names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i ? ", " : "") + names[i];
+  return s;
+}
+
+/// Every perfectly nested band whose loops carry exactly `names` (as a set), one per copy.
+/// The band is returned outermost first.
+FailureOr<SmallVector<SmallVector<AffineForOp>>>
+findBands(func::FuncOp f, ArrayRef<std::string> names, const Report &report) {
+  llvm::StringSet<> wanted;
+  for (auto &n : names)
+    wanted.insert(n);
+  SmallVector<SmallVector<AffineForOp>> bands;
+  std::string problem;
+  f.walk<WalkOrder::PreOrder>([&](AffineForOp l) {
+    if (!wanted.contains(nameOf(l)))
+      return;
+    if (auto parent = l->getParentOfType<AffineForOp>())
+      if (wanted.contains(nameOf(parent)))
+        return; // not the top of a band
+    SmallVector<AffineForOp> band{l};
+    while (band.size() < names.size()) {
+      Block *body = band.back().getBody();
+      auto inner = dyn_cast<AffineForOp>(body->front());
+      if (!inner || std::next(body->begin()) == body->end() ||
+          !isa<AffineYieldOp>(*std::next(body->begin()))) {
+        problem = "the loops " + joined(names) +
+                  " do not form a perfectly nested band: " + nameOf(band.back()) +
+                  " holds more than one loop";
+        return;
+      }
+      band.push_back(inner);
+    }
+    llvm::StringSet<> got;
+    for (auto b : band)
+      got.insert(nameOf(b));
+    for (auto &n : names)
+      if (!got.contains(n)) {
+        problem = "the loops " + joined(names) +
+                  " do not form a perfectly nested band below " + nameOf(l);
+        return;
+      }
+    bands.push_back(band);
+  });
+  if (!problem.empty())
+    return report.refuse(problem), failure();
+  if (bands.empty())
+    return report.refuse("no loop named " + names.front() + " in the function"),
+           failure();
+  return bands;
+}
+
+/// Refuses bands whose bounds depend on one another (non-rectangular).
+LogicalResult checkRectangular(ArrayRef<AffineForOp> band, const Report &report) {
+  for (auto inner : band)
+    for (auto operand : inner->getOperands())
+      for (auto outer : band)
+        if (outer != inner && operand == outer.getInductionVar())
+          return report.refuse("the bounds of " + nameOf(inner) + " depend on " +
+                               nameOf(outer) + " (the band is not rectangular)"),
+                 failure();
+  return success();
+}
+
+/// Dependence direction vectors of the dependences carried inside `root` at absolute
+/// loop depths [firstDepth, lastDepth], over all common loops of each pair.
+FailureOr<std::vector<SmallVector<DependenceComponent, 2>>>
+carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
+                   const Report &report) {
+  SmallVector<Operation *> accesses;
+  bool opaque = false;
+  root->walk([&](Operation *op) {
+    if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
+      accesses.push_back(op);
+    else if (!isa<AffineForOp, AffineYieldOp, AffineApplyOp>(op) &&
+             !isMemoryEffectFree(op))
+      opaque = true;
+  });
+  if (opaque)
+    return report.refuse("an operation with unknown memory effects prevents the "
+                         "dependence check"),
+           failure();
+  std::vector<SmallVector<DependenceComponent, 2>> deps;
+  for (unsigned d = firstDepth; d <= lastDepth; ++d)
+    for (auto *src : accesses)
+      for (auto *dst : accesses) {
+        MemRefAccess a(src), b(dst);
+        SmallVector<DependenceComponent, 2> comps;
+        DependenceResult r = checkMemrefAccessDependence(a, b, d, nullptr, &comps);
+        if (r.value == DependenceResult::Failure)
+          return report.refuse("MLIR's dependence analysis could not analyse the "
+                               "accesses in " + nameOf(root)),
+                 failure();
+        if (r.value == DependenceResult::HasDependence)
+          deps.push_back(comps);
+      }
+  return deps;
+}
+
+bool knownNonNegative(const DependenceComponent &c) { return c.lb && *c.lb >= 0; }
+
+/// True when, read in `order` (indices into the band, starting at absolute position
+/// `offset` in `comps`), the vector stays lexicographically positive for every instance.
+bool lexPositive(ArrayRef<DependenceComponent> comps, unsigned offset,
+                 ArrayRef<unsigned> order) {
+  for (unsigned pos : order) {
+    if (offset + pos >= comps.size())
+      return true; // beyond the common loops: ordered by the band already
+    const DependenceComponent &c = comps[offset + pos];
+    if (!c.lb || !c.ub)
+      return false;
+    if (*c.lb > 0)
+      return true;
+    if (*c.lb < 0)
+      return false;
+    // lb == 0: the instances with a zero here are decided further in.
+  }
+  return true;
+}
+
+unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
+
+/// Legality of reordering `band` so that band[order[j]] becomes the j-th loop.
+LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> order,
+                               StringRef what, const Report &report) {
+  unsigned first = depthOf(band.front());
+  auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
+  if (failed(deps))
+    return failure();
+  for (auto &comps : *deps)
+    if (!lexPositive(comps, first, order))
+      return report.refuse(what.str() + " would reverse a dependence (a dependence "
+                           "vector would become lexicographically negative)"),
+             failure();
+  return success();
+}
+
+/// Rectangular tiling is legal when the band is fully permutable: every dependence
+/// carried inside the band has non-negative components along all band loops.
+LogicalResult checkTiling(ArrayRef<AffineForOp> band, const Report &report) {
+  unsigned first = depthOf(band.front());
+  auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
+  if (failed(deps))
+    return failure();
+  for (auto &comps : *deps)
+    for (unsigned i = 0; i < band.size() && first + i < comps.size(); ++i)
+      if (!knownNonNegative(comps[first + i]))
+        return report.refuse("tiling would reverse a dependence: the band is not "
+                             "fully permutable (a dependence component along " +
+                             nameOf(band[i]) + " may be negative)"),
+               failure();
+  return success();
+}
+
+/// Unroll-and-jam of `loop` interleaves iterations of `loop` inside its inner loops; it
+/// is legal when no dependence carried by `loop` has a negative inner component.
+LogicalResult checkUnrollJam(AffineForOp loop, const Report &report) {
+  unsigned d = depthOf(loop);
+  unsigned deepest = d;
+  loop.walk([&](AffineForOp inner) { deepest = std::max(deepest, depthOf(inner)); });
+  auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
+  if (failed(deps))
+    return failure();
+  for (auto &comps : *deps) {
+    if (d >= comps.size())
+      continue;
+    const DependenceComponent &c = comps[d];
+    bool mayBePositive = !c.ub || *c.ub > 0;
+    if (!mayBePositive)
+      continue;
+    for (unsigned i = d + 1; i < comps.size(); ++i)
+      if (!knownNonNegative(comps[i]))
+        return report.refuse("unroll-and-jam of " + nameOf(loop) +
+                             " would reverse a dependence it carries"),
+               failure();
+  }
+  return success();
+}
+
+} // namespace
+
+extern "C" {
+
+MlirOperation autosched_tx_clone(MlirOperation func) {
+  return wrap(unwrap(func)->clone());
+}
+
+void autosched_tx_destroy(MlirOperation op) { unwrap(op)->destroy(); }
+
+int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  // Diagnostics of the verifier go to the context's handler; we only need the verdict.
+  ScopedDiagnosticHandler silence(unwrap(func)->getContext(),
+                                  [](Diagnostic &) { return success(); });
+  if (failed(mlir::verify(unwrap(func))))
+    return report.fail("the transformed function does not verify");
+  return AUTOSCHED_TX_OK;
+}
+
+void autosched_tx_commit(MlirOperation original, MlirOperation clone) {
+  auto f = cast<func::FuncOp>(unwrap(original));
+  auto c = cast<func::FuncOp>(unwrap(clone));
+  c.walk([](Operation *op) { op->removeAttr(kTag); });
+  f.getBody().takeBody(c.getBody());
+  c->destroy();
+}
+
+int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, size_t n,
+                                 AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  SmallVector<std::string> order(names, names + n);
+  auto bands = findBands(f, order, report);
+  if (failed(bands))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<SmallVector<unsigned>> permMaps;
+  for (auto &band : *bands) {
+    if (failed(checkRectangular(band, report)))
+      return AUTOSCHED_TX_REFUSED;
+    // permMap[i]: new position of band[i]; newOrder[j]: band index placed at j.
+    SmallVector<unsigned> permMap(n), newOrder(n);
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned pos = std::find(order.begin(), order.end(), nameOf(band[i])) - order.begin();
+      permMap[i] = pos;
+      newOrder[pos] = i;
+    }
+    if (failed(checkPermutation(band, newOrder, "interchange(" + joined(order) + ")",
+                                report)))
+      return AUTOSCHED_TX_REFUSED;
+    permMaps.push_back(permMap);
+  }
+  for (auto [band, permMap] : llvm::zip(*bands, permMaps))
+    permuteLoops(band, permMap);
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
+                          const int64_t *sizes, size_t n, AutoschedTxReportFn fn,
+                          void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  SmallVector<std::string> order(names, names + n);
+  auto bands = findBands(f, order, report);
+  if (failed(bands))
+    return AUTOSCHED_TX_REFUSED;
+  for (auto &band : *bands) {
+    for (unsigned i = 0; i < n; ++i)
+      if (nameOf(band[i]) != order[i])
+        return report.refuse("list the loops of a tiled band outermost first: " +
+                             nameOf(band[0]) + " is outermost");
+    if (failed(checkRectangular(band, report)) || failed(checkTiling(band, report)))
+      return AUTOSCHED_TX_REFUSED;
+  }
+  SmallVector<unsigned> tileSizes(sizes, sizes + n);
+  for (auto &band : *bands) {
+    SmallVector<AffineForOp> tiled;
+    if (failed(tilePerfectlyNested(band, tileSizes, &tiled)))
+      return report.fail("MLIR's tilePerfectlyNested failed on " + order[0]);
+    for (unsigned i = 0; i < n; ++i) {
+      setName(tiled[i], order[i] + ".t");
+      setName(tiled[n + i], order[i]);
+    }
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
+                            AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto loops = loopsNamed(f, name);
+  if (loops.empty())
+    return report.refuse(std::string("no loop named ") + name + " in the function");
+  for (auto l : loops) {
+    bool innermost = true;
+    l.getBody()->walk([&](AffineForOp) { innermost = false; });
+    if (!innermost && failed(checkUnrollJam(l, report)))
+      return AUTOSCHED_TX_REFUSED;
+  }
+  for (auto l : loops) {
+    bool innermost = true;
+    l.getBody()->walk([&](AffineForOp) { innermost = false; });
+    LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
+                                : loopUnrollJamByFactor(l, factor);
+    if (failed(r))
+      return report.fail(std::string("MLIR's ") +
+                         (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
+                         " could not unroll " + name + " by " + std::to_string(factor));
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
+                                 AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto loops = loopsNamed(f, name);
+  if (loops.empty())
+    return report.refuse(std::string("no loop named ") + name + " in the function");
+  for (auto l : loops) {
+    if (l.getNumIterOperands() > 0)
+      return report.refuse(std::string(name) + " carries values (iter_args)");
+    if (!isLoopParallel(l))
+      return report.refuse(std::string(name) +
+                           " carries a dependence (MLIR's isLoopParallel)");
+  }
+  for (auto l : loops)
+    if (failed(affineParallelize(l)))
+      return report.fail(std::string("MLIR's affineParallelize failed on ") + name);
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
+                               AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto loops = loopsNamed(f, name);
+  if (loops.empty())
+    return report.refuse(std::string("no loop named ") + name + " in the function");
+  std::string n(name);
+  // NestedPattern allocates in a (thread-local) arena that must be set up first.
+  NestedPatternContext patternArena;
+  for (auto l : loops) {
+    bool innermost = true;
+    l.getBody()->walk([&](Operation *op) {
+      if (isa<AffineForOp, AffineParallelOp, AffineIfOp>(op))
+        innermost = false;
+    });
+    if (!innermost)
+      return report.refuse(n + " is not an innermost loop");
+    if (l.getStepAsInt() != 1)
+      return report.refuse(n + " has a step other than 1");
+    // The super-vectorizer emits no remainder loop: a trip count that is not a known
+    // multiple of the width would silently skip or overrun iterations.
+    std::optional<uint64_t> trips = getConstantTripCount(l);
+    if (!trips)
+      return report.refuse(n + " has no constant trip count (the vectorizer makes no "
+                               "remainder loop)");
+    if (*trips % width != 0)
+      return report.refuse(n + " runs " + std::to_string(*trips) +
+                           " iterations, not a multiple of " + std::to_string(width) +
+                           " (the vectorizer makes no remainder loop)");
+    if (l.getNumIterOperands() > 0 || !isLoopParallel(l))
+      return report.refuse(n + " carries a dependence (MLIR's isLoopParallel)");
+    NestedPattern vectorTransfers =
+        matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
+                                                   vector::TransferWriteOp>(op); });
+    int memRefDim = -1;
+    if (!isVectorizableLoopBody(l, &memRefDim, vectorTransfers))
+      return report.refuse(n + " is not vectorizable (an access varies along more than "
+                               "one memref dimension, or the body is not supported)");
+    bool scalarTypes = true;
+    l.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (!t.isIntOrIndexOrFloat())
+          scalarTypes = false;
+    });
+    if (!scalarTypes)
+      return report.refuse(n + " already holds vector values");
+  }
+  for (auto l : loops) {
+    // The vectorizer replaces the loop; remember its place to name the new one.
+    Block *block = l->getBlock();
+    unsigned index = std::distance(block->begin(), l->getIterator());
+    std::vector<SmallVector<AffineForOp, 2>> nest{{l}};
+    VectorizationStrategy strategy;
+    strategy.vectorSizes.push_back(width);
+    strategy.loopToVectorDim[l.getOperation()] = 0;
+    if (failed(vectorizeAffineLoopNest(nest, strategy)))
+      return report.fail("MLIR's vectorizeAffineLoopNest failed on " + n);
+    auto it = block->begin();
+    std::advance(it, index);
+    if (auto newLoop = dyn_cast<AffineForOp>(*it))
+      setName(newLoop, n);
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *second,
+                          int64_t depth, AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto firsts = loopsNamed(f, first), seconds = loopsNamed(f, second);
+  if (firsts.size() != 1 || seconds.size() != 1)
+    return report.refuse(std::string("fuse needs exactly one loop named ") +
+                         (firsts.size() != 1 ? first : second));
+  AffineForOp src = firsts[0], dst = seconds[0];
+  std::string a(first), b(second);
+  if (src->getBlock() != dst->getBlock() || !isa<func::FuncOp>(src->getParentOp()))
+    return report.refuse(a + " and " + b + " are not sibling nests of the function");
+  // Only memory-effect-free operations may stand between the two nests.
+  if (!src->isBeforeInBlock(dst))
+    return report.refuse(a + " must come before " + b);
+  for (Operation *op = src->getNextNode(); op != dst; op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return report.refuse("an operation with side effects stands between " + a +
+                           " and " + b);
+  // The fused loops must match one to one: same constant bounds and steps.
+  SmallVector<AffineForOp> srcLoops, dstLoops;
+  getPerfectlyNestedLoops(srcLoops, src);
+  getPerfectlyNestedLoops(dstLoops, dst);
+  if ((int64_t)srcLoops.size() < depth || (int64_t)dstLoops.size() < depth)
+    return report.refuse("fusion at depth " + std::to_string(depth) +
+                         " needs both nests perfectly nested to that depth");
+  for (int64_t i = 0; i < depth; ++i) {
+    AffineForOp s = srcLoops[i], d = dstLoops[i];
+    if (!s.hasConstantBounds() || !d.hasConstantBounds() ||
+        s.getConstantLowerBound() != d.getConstantLowerBound() ||
+        s.getConstantUpperBound() != d.getConstantUpperBound() ||
+        s.getStepAsInt() != d.getStepAsInt())
+      return report.refuse("the loops " + nameOf(s) + " and " + nameOf(d) +
+                           " at fusion depth " + std::to_string(i + 1) +
+                           " do not have the same constant bounds and step");
+  }
+  ComputationSliceState slice;
+  FusionResult result = canFuseLoops(src, dst, depth, &slice);
+  switch (result.value) {
+  case FusionResult::Success:
+    break;
+  case FusionResult::FailFusionDependence:
+  case FusionResult::FailBlockDependence:
+    return report.refuse("fusing " + b + " into " + a + " would break a dependence "
+                         "(MLIR's canFuseLoops)");
+  default:
+    return report.refuse("MLIR's canFuseLoops cannot fuse " + a + " and " + b +
+                         " (no computable slice: the nests must share a buffer that " +
+                         a + " writes)");
+  }
+  // The slice must run exactly the src iteration that matches each dst iteration, so
+  // that removing the original src nest neither drops nor repeats work.
+  if (slice.lbs.size() < (size_t)depth)
+    return report.refuse("the fusion slice does not cover the fused loops");
+  for (int64_t i = 0; i < depth; ++i) {
+    AffineMap lb = slice.lbs[i], ub = slice.ubs[i];
+    Value iv = dstLoops[i].getInductionVar();
+    auto isIv = [&](AffineMap m, int64_t offset) {
+      if (!m || m.getNumResults() != 1)
+        return false;
+      auto operands = i < (int64_t)slice.lbOperands.size() ? slice.lbOperands[i]
+                                                           : SmallVector<Value, 4>{};
+      AffineExpr e = m.getResult(0);
+      for (unsigned k = 0; k < operands.size(); ++k)
+        if (operands[k] == iv &&
+            e == getAffineDimExpr(k, m.getContext()) + offset)
+          return true;
+      return false;
+    };
+    if (!isIv(lb, 0) || !isIv(ub, srcLoops[i].getStepAsInt()))
+      return report.refuse("the fusion slice of " + a + " is not one iteration per "
+                           "iteration of " + b + " at depth " + std::to_string(i + 1) +
+                           " (it would recompute or skip work)");
+  }
+  fuseLoops(src, dst, slice);
+  src->erase();
+  return AUTOSCHED_TX_OK;
+}
+
+} // extern "C"

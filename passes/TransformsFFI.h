@@ -1,0 +1,50 @@
+//===- TransformsFFI.h - The transformation layer's C ABI -------*- C++ -*-===//
+//
+// Implemented in passes/Transforms.cpp, called from src/transform.rs. Loops are named by
+// the `autosched.loop` string attribute that Rust attaches to a clone of the function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AFFINE_AUTOSCHED_TRANSFORMS_FFI_H
+#define AFFINE_AUTOSCHED_TRANSFORMS_FFI_H
+
+#include "mlir-c/IR.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { AUTOSCHED_TX_OK = 0, AUTOSCHED_TX_REFUSED = 1, AUTOSCHED_TX_FAILED = 2 };
+
+/// Receives the reason of a refusal or failure.
+typedef void (*AutoschedTxReportFn)(void *ctx, const char *msg, size_t len);
+
+/// A detached deep copy of `func`, to transform as a transaction.
+MlirOperation autosched_tx_clone(MlirOperation func);
+/// Destroys a detached operation (a discarded clone).
+void autosched_tx_destroy(MlirOperation op);
+/// Verifies the (transformed) function.
+int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ctx);
+/// Moves the clone's body into `original`, drops the name tags, destroys the clone.
+void autosched_tx_commit(MlirOperation original, MlirOperation clone);
+
+int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *second,
+                          int64_t depth, AutoschedTxReportFn fn, void *ctx);
+int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, size_t n,
+                                 AutoschedTxReportFn fn, void *ctx);
+int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
+                          const int64_t *sizes, size_t n, AutoschedTxReportFn fn,
+                          void *ctx);
+int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
+                            AutoschedTxReportFn fn, void *ctx);
+int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
+                                 AutoschedTxReportFn fn, void *ctx);
+int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
+                               AutoschedTxReportFn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // AFFINE_AUTOSCHED_TRANSFORMS_FFI_H

@@ -1,0 +1,225 @@
+//! `transform`: applies a [`Schedule`] to a function, as a transaction.
+//!
+//! Rust decides, C++ applies: the steps are checked here against the representation (do
+//! the named loops exist at that point of the schedule?), then each step goes to the thin
+//! C++ layer (passes/Transforms.cpp), which checks its legality with MLIR's dependence
+//! analysis and applies MLIR's own utility. Everything happens on a detached clone of the
+//! function; the user's function is replaced only when every step succeeded and the result
+//! verifies. Otherwise the error names the step and the reason, and the IR is unchanged.
+
+use crate::ir::{self, mlir::Op, Program};
+use crate::schedule::{LoopName, Schedule, Transform};
+use mlir_sys::MlirOperation;
+use std::collections::BTreeSet;
+use std::ffi::{c_char, c_void, CString};
+
+/// The tag the C++ layer finds loops by.
+const LOOP_TAG: &str = "autosched.loop";
+
+#[allow(improper_ctypes)]
+extern "C" {
+    fn autosched_tx_clone(func: MlirOperation) -> MlirOperation;
+    fn autosched_tx_destroy(op: MlirOperation);
+    fn autosched_tx_verify(func: MlirOperation, f: ReportFn, ctx: *mut c_void) -> i32;
+    fn autosched_tx_commit(original: MlirOperation, clone: MlirOperation);
+    fn autosched_tx_fuse(
+        func: MlirOperation,
+        first: *const c_char,
+        second: *const c_char,
+        depth: i64,
+        f: ReportFn,
+        ctx: *mut c_void,
+    ) -> i32;
+    fn autosched_tx_interchange(
+        func: MlirOperation,
+        names: *const *const c_char,
+        n: usize,
+        f: ReportFn,
+        ctx: *mut c_void,
+    ) -> i32;
+    fn autosched_tx_tile(
+        func: MlirOperation,
+        names: *const *const c_char,
+        sizes: *const i64,
+        n: usize,
+        f: ReportFn,
+        ctx: *mut c_void,
+    ) -> i32;
+    fn autosched_tx_unroll(func: MlirOperation, name: *const c_char, factor: i64, f: ReportFn, ctx: *mut c_void)
+        -> i32;
+    fn autosched_tx_parallelize(func: MlirOperation, name: *const c_char, f: ReportFn, ctx: *mut c_void) -> i32;
+    fn autosched_tx_vectorize(func: MlirOperation, name: *const c_char, width: i64, f: ReportFn, ctx: *mut c_void)
+        -> i32;
+}
+
+type ReportFn = extern "C" fn(ctx: *mut c_void, msg: *const c_char, len: usize);
+
+extern "C" fn collect_report(ctx: *mut c_void, msg: *const c_char, len: usize) {
+    // SAFETY: ctx is the &mut String passed by `Step::call`; msg points to len bytes.
+    let out = unsafe { &mut *(ctx as *mut String) };
+    let bytes = unsafe { std::slice::from_raw_parts(msg as *const u8, len) };
+    out.push_str(&String::from_utf8_lossy(bytes));
+}
+
+const TX_OK: i32 = 0;
+const TX_REFUSED: i32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TransformError {
+    /// The step names a loop that does not exist at that point of the schedule.
+    #[error("step {step} ({text}): {reason}")]
+    BadLoop { step: usize, text: String, reason: String },
+    /// The step is illegal (it would break a dependence) or outside what it supports.
+    #[error("step {step} ({text}) refused: {reason}")]
+    Refused { step: usize, text: String, reason: String },
+    /// An MLIR utility failed midway; the clone was discarded.
+    #[error("step {step} ({text}) failed: {reason}")]
+    Failed { step: usize, text: String, reason: String },
+    #[error("the transformed function does not verify: {0}")]
+    Verify(String),
+    #[error("{0}")]
+    Analysis(String),
+}
+
+/// Applies `schedule` to `func` (a `func.func`), or leaves it unchanged and says why.
+pub fn apply(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
+    if schedule.is_identity() {
+        return Ok(());
+    }
+    let analysis = ir::analyze_function(func).map_err(|e| TransformError::Analysis(e.to_string()))?;
+    check_names(&analysis.program, schedule)?;
+
+    // SAFETY: func is a live func.func; the clone is detached and owned here.
+    let clone = unsafe { autosched_tx_clone(func.0) };
+    let clone_op = Op(clone);
+    let result = (|| {
+        let tagged = ir::analyze_function(clone_op).map_err(|e| TransformError::Analysis(e.to_string()))?;
+        for (l, op) in tagged.program.loops.iter().zip(&tagged.loop_ops) {
+            op.set_string_attr(LOOP_TAG, &l.name);
+        }
+        for (i, step) in schedule.steps.iter().enumerate() {
+            run_step(clone, i + 1, step)?;
+        }
+        let mut why = String::new();
+        if unsafe { autosched_tx_verify(clone, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
+            return Err(TransformError::Verify(why));
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {
+            unsafe { autosched_tx_commit(func.0, clone) };
+            Ok(())
+        }
+        Err(e) => {
+            unsafe { autosched_tx_destroy(clone) };
+            Err(e)
+        }
+    }
+}
+
+fn cstring(s: &str) -> CString {
+    // Loop names are ASCII without NULs (checked by LoopName).
+    CString::new(s).unwrap_or_default()
+}
+
+fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), TransformError> {
+    let mut why = String::new();
+    let ctx = &mut why as *mut String as *mut c_void;
+    let status = unsafe {
+        match t {
+            Transform::Fuse { first, second, depth } => {
+                let (a, b) = (cstring(first.as_str()), cstring(second.as_str()));
+                autosched_tx_fuse(func, a.as_ptr(), b.as_ptr(), *depth as i64, collect_report, ctx)
+            }
+            Transform::Interchange { order } => {
+                let names: Vec<CString> = order.iter().map(|l| cstring(l.as_str())).collect();
+                let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+                autosched_tx_interchange(func, ptrs.as_ptr(), ptrs.len(), collect_report, ctx)
+            }
+            Transform::Tile { band } => {
+                let names: Vec<CString> = band.iter().map(|(l, _)| cstring(l.as_str())).collect();
+                let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+                let sizes: Vec<i64> = band.iter().map(|(_, s)| *s as i64).collect();
+                autosched_tx_tile(func, ptrs.as_ptr(), sizes.as_ptr(), ptrs.len(), collect_report, ctx)
+            }
+            Transform::Unroll { target, factor } => {
+                let n = cstring(target.as_str());
+                autosched_tx_unroll(func, n.as_ptr(), *factor as i64, collect_report, ctx)
+            }
+            Transform::Parallelize { target } => {
+                let n = cstring(target.as_str());
+                autosched_tx_parallelize(func, n.as_ptr(), collect_report, ctx)
+            }
+            Transform::Vectorize { target, width } => {
+                let n = cstring(target.as_str());
+                autosched_tx_vectorize(func, n.as_ptr(), *width as i64, collect_report, ctx)
+            }
+        }
+    };
+    let text = t.to_string();
+    match status {
+        TX_OK => Ok(()),
+        TX_REFUSED => Err(TransformError::Refused { step, text, reason: why }),
+        _ => Err(TransformError::Failed { step, text, reason: why }),
+    }
+}
+
+/// Checks that every step names loops that exist when it runs: the program's loops, the
+/// tile loops made by earlier steps, minus loops consumed by earlier steps.
+pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), TransformError> {
+    let mut live: BTreeSet<String> = program.loops.iter().map(|l| l.name.clone()).collect();
+    let mut gone: Vec<(String, usize, &'static str)> = Vec::new();
+    for (i, t) in schedule.steps.iter().enumerate() {
+        let step = i + 1;
+        for name in t.loops() {
+            if !live.contains(name.as_str()) {
+                let reason = match gone.iter().find(|(n, _, _)| n == name.as_str()) {
+                    Some((_, by, kind)) => format!("{name} no longer exists after step {by} ({kind})"),
+                    None => no_such_loop(program, name),
+                };
+                return Err(TransformError::BadLoop { step, text: t.to_string(), reason });
+            }
+        }
+        match t {
+            Transform::Tile { band } => {
+                for (l, _) in band {
+                    live.insert(l.tile_loop().to_string());
+                }
+            }
+            Transform::Parallelize { target } => {
+                live.remove(target.as_str());
+                gone.push((target.to_string(), step, "parallelize"));
+            }
+            Transform::Fuse { first, depth, .. } => {
+                // The outer `depth` loops of the first nest merge into the second's.
+                let mut current = program.loops.iter().find(|l| l.name == first.as_str());
+                for _ in 0..*depth {
+                    let Some(l) = current else { break };
+                    live.remove(&l.name);
+                    gone.push((l.name.clone(), step, "fuse"));
+                    current = l.children.iter().find_map(|c| match c {
+                        ir::Child::Loop(id) => Some(&program.loops[*id]),
+                        _ => None,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn no_such_loop(program: &Program, name: &LoopName) -> String {
+    let nest = name.nest();
+    if program.nests.iter().all(|n| n.index != nest) && !program.not_modeled.is_empty() {
+        return format!(
+            "no loop named {name}: @{} has {} modeled nest(s); {} nest(s) are not modeled",
+            program.function,
+            program.nests.len(),
+            program.not_modeled.len()
+        );
+    }
+    let known: Vec<&str> = program.loops.iter().map(|l| l.name.as_str()).collect();
+    format!("no loop named {name} in @{} (its loops: {})", program.function, known.join(", "))
+}
