@@ -7,6 +7,7 @@
 
 pub mod ffi;
 pub mod ir;
+pub mod measure;
 pub mod mlir;
 pub mod options;
 pub mod pass;

@@ -1,7 +1,21 @@
 //! `autosched`: the command line of affine-autosched.
 
 use affine_autosched::schedule::ScheduleSpec;
+use affine_autosched::measure::{self, Comparison, MeasureConfig};
 use affine_autosched::{mlir::LoadedModule, pass, transform};
+
+struct RunArgs {
+    file: PathBuf,
+    schedule: Option<String>,
+    function: Option<String>,
+    reps: usize,
+    warmup: usize,
+    threads: Option<usize>,
+    timeout: u64,
+    tolerance: Option<f64>,
+    keep: Option<PathBuf>,
+    flops: Option<f64>,
+}
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +59,118 @@ enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Compile FILE's function for this CPU, run it on seeded inputs and time it; with
+    /// --schedule, also the transformed version, side by side: median time, spread,
+    /// speedup, and whether the outputs agree.
+    Run {
+        file: PathBuf,
+        /// The schedule to compare with the original (optional).
+        #[arg(long, short)]
+        schedule: Option<String>,
+        /// The function to run (default: the only function with a body).
+        #[arg(long)]
+        function: Option<String>,
+        /// Timed runs per variant (the median is reported).
+        #[arg(long, default_value_t = 7)]
+        reps: usize,
+        /// Untimed runs per variant first.
+        #[arg(long, default_value_t = 2)]
+        warmup: usize,
+        /// OpenMP threads for parallel loops (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Kill the program after this many seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        /// Compare float outputs with this relative tolerance instead of bit for bit (for
+        /// schedules that reassociate reductions).
+        #[arg(long)]
+        tolerance: Option<f64>,
+        /// Keep the generated files (MLIR, LLVM IR, libraries, driver) in this directory.
+        #[arg(long)]
+        keep: Option<PathBuf>,
+        /// Floating-point operations per run, to print GFLOP/s.
+        #[arg(long)]
+        flops: Option<f64>,
+    },
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("autosched: error: {e}");
+        ExitCode::from(2)
+    };
+    let spec: Option<ScheduleSpec> = match args.schedule.as_deref().map(str::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let function = match args.function.clone() {
+        Some(f) => f,
+        None => {
+            let module = match load(&args.file, false) {
+                Ok(m) => m,
+                Err(code) => return code,
+            };
+            let names: Vec<String> =
+                module.functions().iter().filter_map(|f| f.string_attr("sym_name")).collect();
+            match names.as_slice() {
+                [one] => one.clone(),
+                _ => return fail(&format!("{} has {} functions: name one with --function", args.file.display(), names.len())),
+            }
+        }
+    };
+    let (original, sig) = match measure::variant_from_file(&args.file, &function, "original", None) {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    let mut variants = vec![original];
+    if let Some(spec) = &spec {
+        match measure::variant_from_file(&args.file, &function, "scheduled", Some(&spec.schedule)) {
+            Ok((v, _)) => variants.push(v),
+            Err(e) => return fail(&e),
+        }
+    }
+    let mut cfg = MeasureConfig {
+        reps: args.reps.max(1),
+        warmup: args.warmup,
+        timeout: std::time::Duration::from_secs(args.timeout),
+        work_dir: args.keep.clone(),
+        ..Default::default()
+    };
+    if let Some(t) = args.threads {
+        cfg.threads = t.max(1);
+    }
+    if let Some(tol) = args.tolerance {
+        cfg.comparison = Comparison::Relative(tol);
+    }
+    let m = match measure::measure(&function, &sig, &variants, &cfg) {
+        Ok(m) => m,
+        Err(e) => return fail(&e),
+    };
+    println!("@{function}: {} timed runs per variant after {} warm-up, {} thread(s), variants interleaved", cfg.reps, cfg.warmup, m.threads);
+    if let Some(spec) = &spec {
+        println!("schedule: {}", spec.schedule);
+    }
+    println!("{:<10} {:>12} {:>12} {:>12} {:>9} {:>9}{}", "variant", "median ms", "min ms", "max ms", "MAD %", "speedup",
+        if args.flops.is_some() { "   GFLOP/s" } else { "" });
+    for (v, t) in m.timings.iter().enumerate() {
+        let gflops = args.flops.map(|f| format!(" {:>9.2}", f / t.median() / 1e9)).unwrap_or_default();
+        println!(
+            "{:<10} {:>12.3} {:>12.3} {:>12.3} {:>9.1} {:>8.2}x{gflops}",
+            t.label,
+            t.median() * 1e3,
+            t.min() * 1e3,
+            t.max() * 1e3,
+            t.relative_mad() * 100.0,
+            m.speedup(v)
+        );
+    }
+    let mut ok = true;
+    for verdict in &m.verdicts {
+        println!("{}: {}", verdict.label, verdict.detail);
+        ok &= verdict.equivalent;
+    }
+    if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 fn load(file: &PathBuf, allow_unregistered: bool) -> Result<LoadedModule, ExitCode> {
@@ -106,6 +232,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
+        Command::Run { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops } => {
+            run(RunArgs { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops })
+        }
         Command::Describe { file, function, lines, tree, allow_unregistered_dialect } => {
             let module = match load(&file, allow_unregistered_dialect) {
                 Ok(m) => m,

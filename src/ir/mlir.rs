@@ -3,7 +3,7 @@
 //! The pass hands us a raw `MlirOperation` that C++ owns, from one of mlir-opt's worker
 //! threads. melior's safe types carry lifetimes tied to a `Context` we do not own here, and it
 //! has no accessors for affine-map attributes, so the walker reads the IR through these views.
-//! Every function but `set_string_attr` only reads, and none uniques new attributes while
+//! Every function but the two attribute setters only reads, and none uniques new attributes while
 //! reading, which keeps the analysis safe to run on several functions at once.
 
 use mlir_sys::*;
@@ -129,6 +129,14 @@ impl Op {
         unsafe {
             let ctx = mlirOperationGetContext(self.0);
             let attr = mlirStringAttrGet(ctx, str_ref(value));
+            mlirOperationSetDiscardableAttributeByName(self.0, str_ref(name), attr);
+        }
+    }
+
+    /// Sets a discardable unit attribute (e.g. `llvm.emit_c_interface` before measuring).
+    pub fn set_unit_attr(self, name: &str) {
+        unsafe {
+            let attr = mlirUnitAttrGet(mlirOperationGetContext(self.0));
             mlirOperationSetDiscardableAttributeByName(self.0, str_ref(name), attr);
         }
     }

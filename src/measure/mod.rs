@@ -1,0 +1,458 @@
+//! `measure`: compile variants of one function for the host CPU, run them side by side on
+//! the same seeded inputs, check that their outputs agree, and time them.
+//!
+//! Every variant is lowered and compiled into its own shared library ([`compile`]); one
+//! generated C driver ([`driver`]) loads them all, runs each once on identical inputs and
+//! dumps every buffer, then times warm-up and measured runs with the variants interleaved
+//! (the order rotates each round), so ratios come from one run on one machine state. The
+//! driver runs as a child process under a timeout: a variant that crashes or hangs is
+//! reported, never taking the caller down.
+
+pub mod compile;
+pub mod driver;
+
+use crate::ir::{mlir::Op, ElemType};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error)]
+pub enum MeasureError {
+    #[error("cannot measure @{function}: {reason}")]
+    Signature { function: String, reason: String },
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("{stage} failed: {message}")]
+    Tool { stage: &'static str, message: String },
+    #[error("I/O error: {0}")]
+    Io(String),
+    #[error("the compiled program timed out after {0:?} and was killed")]
+    Timeout(Duration),
+    #[error("the compiled program crashed ({status}); stderr: {stderr}")]
+    Crashed { status: String, stderr: String },
+    #[error("unexpected driver output: {0}")]
+    Output(String),
+}
+
+/// One argument of the measured function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    MemRef { shape: Vec<i64>, elem: ElemType },
+    Scalar(ElemType),
+}
+
+/// What the driver must pass to the function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub args: Vec<Arg>,
+}
+
+fn elem_of(ty: crate::ir::mlir::Ty) -> Option<ElemType> {
+    use mlir_sys::*;
+    let t = ty.0;
+    unsafe {
+        Some(if mlirTypeIsAF32(t) {
+            ElemType::F32
+        } else if mlirTypeIsAF64(t) {
+            ElemType::F64
+        } else if mlirTypeIsAIndex(t) {
+            ElemType::Index
+        } else if mlirTypeIsAInteger(t) {
+            match mlirIntegerTypeGetWidth(t) {
+                1 => ElemType::I1,
+                8 => ElemType::I8,
+                16 => ElemType::I16,
+                32 => ElemType::I32,
+                64 => ElemType::I64,
+                _ => return None,
+            }
+        } else {
+            return None;
+        })
+    }
+}
+
+impl Signature {
+    /// The signature of a `func.func` whose arguments are static memrefs and scalars, and
+    /// which returns nothing.
+    pub fn of(func: Op) -> Result<Signature, MeasureError> {
+        let function = func.string_attr("sym_name").unwrap_or_default();
+        let bad = |reason: String| MeasureError::Signature { function: function.clone(), reason };
+        let entry = func.body().ok_or_else(|| bad("it has no body".into()))?;
+        if let Some(ret) = entry.ops().into_iter().find(|o| o.name() == "func.return") {
+            if ret.num_operands() > 0 {
+                return Err(bad("it returns values (only functions returning nothing are measured)".into()));
+            }
+        }
+        let mut args = Vec::new();
+        for i in 0..entry.num_arguments() {
+            let ty = entry.argument(i).ty();
+            if ty.is_memref() {
+                let shape: Option<Vec<i64>> = ty.shape().into_iter().collect();
+                let shape = shape.ok_or_else(|| bad(format!("argument {i} has a dynamic shape {}", ty.to_text())))?;
+                if !ty.has_identity_layout() {
+                    return Err(bad(format!("argument {i} has a non-identity layout {}", ty.to_text())));
+                }
+                let elem = elem_of(ty.element_type())
+                    .ok_or_else(|| bad(format!("argument {i} has element type {}", ty.element_type().to_text())))?;
+                args.push(Arg::MemRef { shape, elem });
+            } else {
+                match elem_of(ty) {
+                    Some(ElemType::Index) => {
+                        return Err(bad(format!("argument {i} is an index (a symbolic size needs a value)")))
+                    }
+                    Some(ElemType::I1) | None => {
+                        return Err(bad(format!("argument {i} has unsupported type {}", ty.to_text())))
+                    }
+                    Some(t) => args.push(Arg::Scalar(t)),
+                }
+            }
+        }
+        Ok(Signature { args })
+    }
+
+    pub fn memref_args(&self) -> impl Iterator<Item = (usize, &Vec<i64>, ElemType)> {
+        self.args.iter().enumerate().filter_map(|(k, a)| match a {
+            Arg::MemRef { shape, elem } => Some((k, shape, *elem)),
+            Arg::Scalar(_) => None,
+        })
+    }
+}
+
+/// How outputs are compared with the reference (the first variant).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Comparison {
+    /// Bit for bit: for schedules that do not reassociate floating-point operations.
+    Exact,
+    /// Floats within this relative error (integers still exactly): for schedules that
+    /// reassociate reductions.
+    Relative(f64),
+}
+
+#[derive(Clone, Debug)]
+pub struct MeasureConfig {
+    pub warmup: usize,
+    pub reps: usize,
+    pub timeout: Duration,
+    /// OMP_NUM_THREADS for parallel loops.
+    pub threads: usize,
+    pub seed: u64,
+    pub comparison: Comparison,
+    /// Keep the generated files here instead of a temporary directory.
+    pub work_dir: Option<PathBuf>,
+}
+
+impl Default for MeasureConfig {
+    fn default() -> Self {
+        MeasureConfig {
+            warmup: 2,
+            reps: 7,
+            timeout: Duration::from_secs(300),
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            seed: 42,
+            comparison: Comparison::Exact,
+            work_dir: None,
+        }
+    }
+}
+
+/// A variant to measure: a label and a module whose function has `llvm.emit_c_interface`.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub label: String,
+    pub mlir: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Timing {
+    pub label: String,
+    /// Seconds per run, in the order measured.
+    pub times: Vec<f64>,
+}
+
+impl Timing {
+    fn sorted(&self) -> Vec<f64> {
+        let mut t = self.times.clone();
+        t.sort_by(f64::total_cmp);
+        t
+    }
+    pub fn median(&self) -> f64 {
+        median(&self.sorted())
+    }
+    pub fn min(&self) -> f64 {
+        self.sorted().first().copied().unwrap_or(f64::NAN)
+    }
+    pub fn max(&self) -> f64 {
+        self.sorted().last().copied().unwrap_or(f64::NAN)
+    }
+    /// Median absolute deviation relative to the median.
+    pub fn relative_mad(&self) -> f64 {
+        let m = self.median();
+        let mut dev: Vec<f64> = self.times.iter().map(|t| (t - m).abs()).collect();
+        dev.sort_by(f64::total_cmp);
+        median(&dev) / m
+    }
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+    }
+}
+
+/// Whether a variant's outputs agree with the reference's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub label: String,
+    pub equivalent: bool,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    pub timings: Vec<Timing>,
+    /// One verdict per variant after the first (the reference).
+    pub verdicts: Vec<Verdict>,
+    pub threads: usize,
+}
+
+impl Measurement {
+    /// Median time of the reference divided by the median time of variant `v`.
+    pub fn speedup(&self, v: usize) -> f64 {
+        self.timings[0].median() / self.timings[v].median()
+    }
+}
+
+struct WorkDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+fn work_dir(cfg: &MeasureConfig) -> Result<WorkDir, MeasureError> {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let (path, keep) = match &cfg.work_dir {
+        Some(p) => (p.clone(), true),
+        None => {
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (std::env::temp_dir().join(format!("autosched-measure-{}-{n}", std::process::id())), false)
+        }
+    };
+    std::fs::create_dir_all(&path).map_err(|e| MeasureError::Io(format!("{}: {e}", path.display())))?;
+    Ok(WorkDir { path, keep })
+}
+
+/// Compiles, checks and times `variants` of `function`; the first variant is the reference.
+pub fn measure(
+    function: &str,
+    sig: &Signature,
+    variants: &[Variant],
+    cfg: &MeasureConfig,
+) -> Result<Measurement, MeasureError> {
+    let dir = work_dir(cfg)?;
+    let mut libs = Vec::new();
+    for (v, variant) in variants.iter().enumerate() {
+        log::info!("compiling variant {} ({})", v, variant.label);
+        libs.push(compile::shared_library(&variant.mlir, &dir.path, &format!("v{v}"))?);
+    }
+    let exe = driver::build(function, sig, &dir.path)?;
+    let stdout = run_with_timeout(&exe, &dir.path, &libs, cfg)?;
+    let mut timings: Vec<Timing> =
+        variants.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new() }).collect();
+    let mut checked = false;
+    for line in stdout.lines() {
+        if line == "checked" {
+            checked = true;
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        match (parts.next(), parts.next().and_then(|v| v.parse::<usize>().ok()), parts.next()) {
+            (Some("T"), Some(v), Some(t)) if v < timings.len() => {
+                timings[v].times.push(t.parse().map_err(|_| MeasureError::Output(line.into()))?)
+            }
+            _ => return Err(MeasureError::Output(line.into())),
+        }
+    }
+    if !checked || timings.iter().any(|t| t.times.len() != cfg.reps) {
+        return Err(MeasureError::Output(format!("expected {} timed runs per variant", cfg.reps)));
+    }
+    let mut verdicts = Vec::new();
+    for (v, variant) in variants.iter().enumerate().skip(1) {
+        verdicts.push(compare_outputs(&dir.path, sig, v, &variant.label, cfg.comparison)?);
+    }
+    Ok(Measurement { timings, verdicts, threads: cfg.threads })
+}
+
+fn run_with_timeout(exe: &Path, dir: &Path, libs: &[PathBuf], cfg: &MeasureConfig) -> Result<String, MeasureError> {
+    let mut child = Command::new(exe)
+        .arg(dir)
+        .arg(cfg.warmup.to_string())
+        .arg(cfg.reps.to_string())
+        .arg(cfg.seed.to_string())
+        .args(libs)
+        .env("OMP_NUM_THREADS", cfg.threads.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| MeasureError::Io(format!("cannot start the driver: {e}")))?;
+    // Drain the pipes on threads so a chatty child cannot block on a full pipe.
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > cfg.timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(MeasureError::Timeout(cfg.timeout));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(MeasureError::Io(format!("waiting for the driver: {e}"))),
+        }
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() {
+        return Err(MeasureError::Crashed { status: status.to_string(), stderr: stderr.trim().to_string() });
+    }
+    Ok(stdout)
+}
+
+fn decode(bytes: &[u8], t: ElemType, i: usize) -> f64 {
+    let w = elem_size(t);
+    let b = &bytes[i * w..(i + 1) * w];
+    match t {
+        ElemType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+        ElemType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+        ElemType::I8 => b[0] as i8 as f64,
+        ElemType::I1 => b[0] as f64,
+        ElemType::I16 => i16::from_le_bytes(b.try_into().unwrap()) as f64,
+        ElemType::I32 => i32::from_le_bytes(b.try_into().unwrap()) as f64,
+        _ => i64::from_le_bytes(b.try_into().unwrap()) as f64,
+    }
+}
+
+fn elem_size(t: ElemType) -> usize {
+    match t {
+        ElemType::I1 | ElemType::I8 => 1,
+        ElemType::I16 | ElemType::F16 | ElemType::Bf16 => 2,
+        ElemType::I32 | ElemType::F32 => 4,
+        _ => 8,
+    }
+}
+
+fn unravel(mut i: usize, shape: &[i64]) -> String {
+    let mut idx = vec![0usize; shape.len()];
+    for d in (0..shape.len()).rev() {
+        idx[d] = i % shape[d] as usize;
+        i /= shape[d] as usize;
+    }
+    format!("{idx:?}")
+}
+
+fn compare_outputs(
+    dir: &Path,
+    sig: &Signature,
+    v: usize,
+    label: &str,
+    comparison: Comparison,
+) -> Result<Verdict, MeasureError> {
+    let read = |v: usize, k: usize| {
+        let p = dir.join(format!("v{v}_arg{k}.bin"));
+        std::fs::read(&p).map_err(|e| MeasureError::Io(format!("{}: {e}", p.display())))
+    };
+    let mut worst = 0.0f64;
+    for (k, shape, elem) in sig.memref_args() {
+        let (a, b) = (read(0, k)?, read(v, k)?);
+        if a == b {
+            continue;
+        }
+        let n = a.len() / elem_size(elem);
+        let tolerance = match comparison {
+            Comparison::Relative(r) if elem.is_float() => Some(r),
+            _ => None,
+        };
+        for i in 0..n {
+            let (x, y) = (decode(&a, elem, i), decode(&b, elem, i));
+            let same_bits = a[i * elem_size(elem)..(i + 1) * elem_size(elem)]
+                == b[i * elem_size(elem)..(i + 1) * elem_size(elem)];
+            if same_bits {
+                continue;
+            }
+            let rel = (x - y).abs() / x.abs().max(y.abs()).max(1e-30);
+            match tolerance {
+                Some(r) if rel <= r => worst = worst.max(rel),
+                _ => {
+                    return Ok(Verdict {
+                        label: label.into(),
+                        equivalent: false,
+                        detail: format!(
+                            "MISMATCH in argument {k} at {}: reference {x:e}, {label} {y:e} (relative error {rel:.2e})",
+                            unravel(i, shape)
+                        ),
+                    })
+                }
+            }
+        }
+    }
+    let detail = match comparison {
+        Comparison::Exact => "equivalent: all buffers bitwise identical".to_string(),
+        Comparison::Relative(r) if worst == 0.0 => format!("equivalent: bitwise identical (tolerance {r:e} allowed)"),
+        Comparison::Relative(r) => format!("equivalent within relative tolerance {r:e} (worst {worst:.2e})"),
+    };
+    Ok(Verdict { label: label.into(), equivalent: true, detail })
+}
+
+/// Prepares one variant of `function` from the module in `path`: parses it afresh, applies
+/// `schedule` (if any) and marks the function for the C interface the driver calls.
+pub fn variant_from_file(
+    path: &Path,
+    function: &str,
+    label: &str,
+    schedule: Option<&crate::schedule::Schedule>,
+) -> Result<(Variant, Signature), VariantError> {
+    let module = crate::mlir::LoadedModule::from_file(path)?;
+    let func = module
+        .functions()
+        .into_iter()
+        .find(|f| f.string_attr("sym_name").as_deref() == Some(function))
+        .ok_or_else(|| VariantError::NoFunction(function.to_string(), path.to_path_buf()))?;
+    let sig = Signature::of(func)?;
+    if let Some(s) = schedule {
+        crate::transform::apply(func, s)?;
+    }
+    func.set_unit_attr("llvm.emit_c_interface");
+    Ok((Variant { label: label.to_string(), mlir: module.operation().to_text() }, sig))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VariantError {
+    #[error(transparent)]
+    Load(#[from] crate::mlir::LoadError),
+    #[error("no function @{0} in {1}")]
+    NoFunction(String, PathBuf),
+    #[error(transparent)]
+    Measure(#[from] MeasureError),
+    #[error("schedule not applied: {0}")]
+    Transform(#[from] crate::transform::TransformError),
+}
