@@ -503,13 +503,21 @@ int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *sec
   case FusionResult::Success:
     break;
   case FusionResult::FailFusionDependence:
+    return report.refuse("fusing " + a + " into " + b + " would reverse a dependence "
+                         "between the two nests (MLIR's canFuseLoops)");
   case FusionResult::FailBlockDependence:
-    return report.refuse("fusing " + b + " into " + a + " would break a dependence "
-                         "(MLIR's canFuseLoops)");
-  default:
-    return report.refuse("MLIR's canFuseLoops cannot fuse " + a + " and " + b +
-                         " (no computable slice: the nests must share a buffer that " +
-                         a + " writes)");
+    return report.refuse("fusing " + a + " into " + b + " would break a dependence with "
+                         "an operation between them (MLIR's canFuseLoops)");
+  case FusionResult::FailPrecondition:
+    return report.refuse("MLIR's canFuseLoops rejects the nests " + a + " and " + b +
+                         " (precondition failed)");
+  case FusionResult::FailComputationSlice:
+  case FusionResult::FailIncorrectSlice:
+    return report.refuse("MLIR's canFuseLoops could not compute a valid slice of " + a +
+                         " for " + b + " at depth " + std::to_string(depth) +
+                         " (MLIR fuses nests linked by a buffer that " + a +
+                         " writes and " + b + " reads, and needs a slice that respects "
+                         "every dependence)");
   }
   // The slice must run exactly the src iteration that matches each dst iteration, so
   // that removing the original src nest neither drops nor repeats work.
