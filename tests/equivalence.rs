@@ -1,0 +1,150 @@
+//! Every transformation kind, executed: the transformed function is compiled and run
+//! against the original on the same seeded inputs, and all buffers must be bitwise
+//! identical. Small sizes keep this within CI's budget. Also: the check can fail (a wrong
+//! variant is caught), and a crashing or hanging program is reported, not fatal.
+
+use affine_autosched::measure::{self, MeasureConfig, MeasureError, Variant};
+use affine_autosched::schedule::Schedule;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn test_mlir(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-mlir").join(name)
+}
+
+fn quick() -> MeasureConfig {
+    MeasureConfig { reps: 1, warmup: 0, threads: 2, timeout: Duration::from_secs(120), ..Default::default() }
+}
+
+/// Applies `schedule` to `function` of `file`, runs both versions, asserts equivalence.
+fn equivalent(file: &str, function: &str, schedule: &str) {
+    let path = test_mlir(file);
+    let sched: Schedule = schedule.parse().unwrap();
+    let (original, sig) = measure::variant_from_file(&path, function, "original", None).unwrap();
+    let (scheduled, _) = measure::variant_from_file(&path, function, "scheduled", Some(&sched))
+        .unwrap_or_else(|e| panic!("{file} @{function} {schedule}: {e}"));
+    assert_ne!(original.mlir, scheduled.mlir, "{schedule} changed nothing");
+    let m = measure::measure(function, &sig, &[original, scheduled], &quick())
+        .unwrap_or_else(|e| panic!("{file} @{function} {schedule}: {e}"));
+    let v = &m.verdicts[0];
+    assert!(v.equivalent, "{file} @{function} {schedule}: {}", v.detail);
+    assert!(v.detail.contains("bitwise identical"), "{}", v.detail);
+}
+
+const GEMM: (&str, &str) = ("transform-interchange.mlir", "gemm");
+
+#[test]
+fn interchange_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0)");
+    equivalent(GEMM.0, GEMM.1, "interchange(L0.0.0, L0, L0.0)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "interchange(L0.0.0, L0.0)");
+    equivalent("syrk.mlir", "syrk", "interchange(L0.1.0, L0.1)");
+    equivalent("reduction.mlir", "rowsum_i32", "interchange(L0.0, L0)");
+}
+
+#[test]
+fn tiling_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16, L0.0.0:8)");
+    equivalent(GEMM.0, GEMM.1, "tile(L0:24, L0.0:20)"); // sizes that do not divide
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "tile(L0.0:32, L0.0.0:32); tile(L0.1:16, L0.1.0:64)");
+    equivalent("syrk.mlir", "syrk", "tile(L0.1:32)");
+    equivalent("seidel-2d.mlir", "seidel_2d", "tile(L0.0.0:16)");
+}
+
+#[test]
+fn unrolling_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "unroll(L0.0.0:4)");
+    equivalent(GEMM.0, GEMM.1, "unroll(L0.0:2)"); // unroll-and-jam
+    equivalent(GEMM.0, GEMM.1, "unroll(L0.0.0:5)"); // with a clean-up loop
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "unroll(L0.0:3); unroll(L0.1.0:8)");
+    equivalent("syrk.mlir", "syrk", "unroll(L0.0:4)"); // triangular trip count
+    equivalent("reduction.mlir", "rowsum_i32", "unroll(L0:4)");
+}
+
+#[test]
+fn parallelization_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "parallelize(L0)");
+    equivalent(GEMM.0, GEMM.1, "parallelize(L0.0)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "parallelize(L0.0); parallelize(L0.1)");
+    equivalent("syrk.mlir", "syrk", "parallelize(L0)");
+    equivalent("reduction.mlir", "rowsum_i32", "parallelize(L0)");
+}
+
+#[test]
+fn vectorization_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); vectorize(L0.0:8)");
+    equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); vectorize(L0.0:16)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "vectorize(L0.0.0:8); vectorize(L0.1.0:4)");
+    equivalent("transform-fuse.mlir", "producer_consumer", "vectorize(L1.0:16); vectorize(L0.0:4)");
+}
+
+#[test]
+fn fusion_executes_equivalently() {
+    equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2)");
+    equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 1)");
+    equivalent("2mm.mlir", "kernel_2mm", "fuse(L0, L1, 1)");
+}
+
+#[test]
+fn combinations_execute_equivalently() {
+    equivalent(
+        GEMM.0,
+        GEMM.1,
+        "interchange(L0, L0.0.0, L0.0); tile(L0:16, L0.0.0:8, L0.0:16); unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0:16)",
+    );
+    equivalent(
+        "jacobi-2d.mlir",
+        "jacobi_2d",
+        "tile(L0.0:31, L0.0.0:8); parallelize(L0.0.t); unroll(L0.1:2); vectorize(L0.0.0:8)",
+    );
+    equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2); tile(L1:16, L1.0:16); parallelize(L1.t)");
+}
+
+fn variants(file: &str, function: &str, wrong: impl Fn(&str) -> String) -> (measure::Signature, Vec<Variant>) {
+    let (original, sig) = measure::variant_from_file(&test_mlir(file), function, "original", None).unwrap();
+    let broken = Variant { label: "broken".into(), mlir: wrong(&original.mlir) };
+    (sig, vec![original, broken])
+}
+
+#[test]
+fn a_wrong_program_is_caught() {
+    // One subscript off by one in the stencil: exactly what a bad transformation does.
+    let (sig, vs) = variants("jacobi-2d.mlir", "jacobi_2d", |m| m.replacen("%arg4 - 1]", "%arg4]", 1));
+    assert_ne!(vs[0].mlir, vs[1].mlir);
+    let m = measure::measure("jacobi_2d", &sig, &vs, &quick()).unwrap();
+    assert!(!m.verdicts[0].equivalent);
+    assert!(m.verdicts[0].detail.starts_with("MISMATCH in argument"), "{}", m.verdicts[0].detail);
+}
+
+#[test]
+fn crashes_and_hangs_are_reported() {
+    let dir = std::env::temp_dir().join(format!("autosched-eq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let crash = dir.join("crash.mlir");
+    std::fs::write(
+        &crash,
+        "func.func @f(%A: memref<4xf32>) {\n  %z = arith.constant 1.0 : f32\n  affine.for %i = 0 to 4 {\n    \
+         affine.store %z, %A[%i * 1099511627776] : memref<4xf32>\n  }\n  return\n}\n",
+    )
+    .unwrap();
+    let (v, sig) = measure::variant_from_file(&crash, "f", "original", None).unwrap();
+    match measure::measure("f", &sig, &[v], &quick()) {
+        Err(MeasureError::Crashed { .. }) => {}
+        other => panic!("expected a crash report, got {other:?}"),
+    }
+    let hang = dir.join("hang.mlir");
+    std::fs::write(
+        &hang,
+        "func.func @f(%A: memref<4xf32>) {\n  affine.for %i = 0 to 1000000000 {\n    affine.for %j = 0 to 1000000000 {\n      \
+         %a = affine.load %A[0] : memref<4xf32>\n      %b = arith.addf %a, %a : f32\n      \
+         affine.store %b, %A[0] : memref<4xf32>\n    }\n  }\n  return\n}\n",
+    )
+    .unwrap();
+    let (v, sig) = measure::variant_from_file(&hang, "f", "original", None).unwrap();
+    let cfg = MeasureConfig { timeout: Duration::from_secs(3), ..quick() };
+    match measure::measure("f", &sig, &[v], &cfg) {
+        Err(MeasureError::Timeout(_)) => {}
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
