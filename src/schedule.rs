@@ -174,16 +174,22 @@ impl FromStr for ScheduleSpec {
             return Ok(ScheduleSpec { function: None, schedule: text.parse()? });
         };
         let offset = text.len() - rest.len();
-        let Some(colon) = rest.find(':') else {
-            return Err(ParseError { column: offset + 1, message: "expected ':' after the function name".into() });
-        };
-        let name = rest[..colon].trim();
+        // A symbol name: letters, digits and _ . $ - (MLIR's bare identifiers).
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-')))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_len];
         if name.is_empty() {
             return Err(ParseError { column: offset + 1, message: "expected a function name after '@'".into() });
         }
-        let body = &rest[colon + 1..];
+        let after = &rest[name_len..];
+        let Some(body) = after.trim_start().strip_prefix(':') else {
+            let column = offset + name_len + (after.len() - after.trim_start().len()) + 1;
+            return Err(ParseError { column, message: format!("expected ':' after the function name @{name}") });
+        };
+        let body_offset = text.len() - body.len();
         let schedule = body.parse::<Schedule>().map_err(|e| ParseError {
-            column: e.column + offset + colon + 1,
+            column: e.column + body_offset,
             message: e.message,
         })?;
         Ok(ScheduleSpec { function: Some(name.to_string()), schedule })

@@ -23,7 +23,7 @@
 // BOOL: for the --dump-representation option: 'maybe' is invalid value for boolean argument
 // UNKNOWN: no such option no-such-option
 // DUMP: error: affine-autosched: option 'dump-file': cannot write '/nonexistent-dir/x.jsonl'
-// SCHED: error: affine-autosched: option 'schedule' is not supported by this version of affine-autosched yet
+// SCHED: error: affine-autosched: option 'schedule': schedule:8: expected ':' and a tile size after L0, found ','
 // OK: func.func @f
 
 func.func @f(%A: memref<8xf32>) {
