@@ -1,19 +1,19 @@
 // Illegal or malformed schedules: an error that names the step and the reason, and the
 // function left as it was (--mlir-print-ir-after-failure prints it after the failure).
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="interchange(L0.0.0, L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefixes=INTERCHANGE,UNCHANGED
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="tile(L0.0:16, L0.0.0:16)"}))' %s 2>&1 | FileCheck %s --check-prefixes=TILE,UNCHANGED
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="parallelize(L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefixes=PARALLEL,UNCHANGED
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="unroll(L0.0:2)"}))' %s 2>&1 | FileCheck %s --check-prefixes=JAM,UNCHANGED
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="vectorize(L0.0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefixes=VECTOR,UNCHANGED
 // A legal first step does not survive an illegal second one.
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="tile(L0.0.0:16); parallelize(L0)"}))' %s 2>&1 | FileCheck %s --check-prefixes=SECOND,UNCHANGED
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure \
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-print-ir-after-failure --mlir-disable-threading \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="parallelize(L7.0)"}))' %s 2>&1 | FileCheck %s --check-prefixes=NAME,UNCHANGED
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="tile(L0.0:16 L0.0.0:16)"}))' %s 2>&1 | FileCheck %s --check-prefix=SYNTAX

@@ -76,6 +76,12 @@ fn vectorization_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); vectorize(L0.0:16)");
     equivalent("jacobi-2d.mlir", "jacobi_2d", "vectorize(L0.0.0:8); vectorize(L0.1.0:4)");
     equivalent("transform-fuse.mlir", "producer_consumer", "vectorize(L1.0:16); vectorize(L0.0:4)");
+    // conv2d (three reduction loops): x moves innermost, then 16 lanes along x.
+    equivalent(
+        "conv2d.mlir",
+        "conv2d",
+        "interchange(L0.0.0.0.0, L0.0.0.0.0.0, L0.0.0.0.0.0.0, L0.0.0.0); vectorize(L0.0.0.0:16)",
+    );
 }
 
 #[test]
@@ -83,6 +89,7 @@ fn fusion_executes_equivalently() {
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2)");
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 1)");
     equivalent("2mm.mlir", "kernel_2mm", "fuse(L0, L1, 1)");
+    equivalent("transform-fuse.mlir", "normalize", "fuse(L0, L1, 1)"); // a reduction into its consumer
 }
 
 #[test]
