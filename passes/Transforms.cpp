@@ -81,6 +81,25 @@ SmallVector<AffineForOp> loopsNamed(func::FuncOp f, StringRef name) {
   return out;
 }
 
+/// The loops named `name`, or a refusal when there are none.
+FailureOr<SmallVector<AffineForOp>> requireLoops(func::FuncOp f, StringRef name,
+                                                 const Report &report) {
+  auto loops = loopsNamed(f, name);
+  if (loops.empty())
+    return report.refuse("no loop named " + name.str() + " in the function"), failure();
+  return loops;
+}
+
+/// True when no loop (affine.for, affine.parallel) or conditional is nested in `l`.
+bool isInnermost(AffineForOp l) {
+  bool innermost = true;
+  l.getBody()->walk([&](Operation *op) {
+    if (isa<AffineForOp, AffineParallelOp, AffineIfOp>(op))
+      innermost = false;
+  });
+  return innermost;
+}
+
 std::string joined(ArrayRef<std::string> names) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i)
@@ -353,18 +372,15 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
                             AutoschedTxReportFn fn, void *ctx) {
   Report report{fn, ctx};
   auto f = funcOf(func);
-  auto loops = loopsNamed(f, name);
-  if (loops.empty())
-    return report.refuse(std::string("no loop named ") + name + " in the function");
-  for (auto l : loops) {
-    bool innermost = true;
-    l.getBody()->walk([&](AffineForOp) { innermost = false; });
-    if (!innermost && failed(checkUnrollJam(l, report)))
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
+  for (auto l : loops)
+    if (!isInnermost(l) && failed(checkUnrollJam(l, report)))
       return AUTOSCHED_TX_REFUSED;
-  }
   for (auto l : loops) {
-    bool innermost = true;
-    l.getBody()->walk([&](AffineForOp) { innermost = false; });
+    bool innermost = isInnermost(l);
     LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
                                 : loopUnrollJamByFactor(l, factor);
     if (failed(r))
@@ -379,9 +395,10 @@ int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
                                  AutoschedTxReportFn fn, void *ctx) {
   Report report{fn, ctx};
   auto f = funcOf(func);
-  auto loops = loopsNamed(f, name);
-  if (loops.empty())
-    return report.refuse(std::string("no loop named ") + name + " in the function");
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
   for (auto l : loops) {
     if (l.getNumIterOperands() > 0)
       return report.refuse(std::string(name) + " carries values (iter_args)");
@@ -399,19 +416,15 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
                                AutoschedTxReportFn fn, void *ctx) {
   Report report{fn, ctx};
   auto f = funcOf(func);
-  auto loops = loopsNamed(f, name);
-  if (loops.empty())
-    return report.refuse(std::string("no loop named ") + name + " in the function");
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
   std::string n(name);
   // NestedPattern allocates in a (thread-local) arena that must be set up first.
   NestedPatternContext patternArena;
   for (auto l : loops) {
-    bool innermost = true;
-    l.getBody()->walk([&](Operation *op) {
-      if (isa<AffineForOp, AffineParallelOp, AffineIfOp>(op))
-        innermost = false;
-    });
-    if (!innermost)
+    if (!isInnermost(l))
       return report.refuse(n + " is not an innermost loop");
     if (l.getStepAsInt() != 1)
       return report.refuse(n + " has a step other than 1");

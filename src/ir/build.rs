@@ -611,7 +611,8 @@ fn linearize(expr: super::mlir::Expr, dims: &[Linear], syms: &[Linear]) -> Resul
     })
 }
 
-fn elem_type(ty: Ty) -> Option<ElemType> {
+/// The element type a representation can hold, if `ty` is one.
+pub fn elem_type(ty: Ty) -> Option<ElemType> {
     use mlir_sys::*;
     unsafe {
         let t = ty.0;

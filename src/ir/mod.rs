@@ -11,6 +11,6 @@ mod linear;
 pub mod mlir;
 mod repr;
 
-pub use build::{analyze_function, op_kind, Analysis, AnalysisError, NotModeled};
+pub use build::{analyze_function, elem_type, op_kind, Analysis, AnalysisError, NotModeled};
 pub use linear::{ceil_div, floor_div, modulo};
 pub use repr::*;

@@ -47,31 +47,6 @@ pub struct Signature {
     pub args: Vec<Arg>,
 }
 
-fn elem_of(ty: crate::ir::mlir::Ty) -> Option<ElemType> {
-    use mlir_sys::*;
-    let t = ty.0;
-    unsafe {
-        Some(if mlirTypeIsAF32(t) {
-            ElemType::F32
-        } else if mlirTypeIsAF64(t) {
-            ElemType::F64
-        } else if mlirTypeIsAIndex(t) {
-            ElemType::Index
-        } else if mlirTypeIsAInteger(t) {
-            match mlirIntegerTypeGetWidth(t) {
-                1 => ElemType::I1,
-                8 => ElemType::I8,
-                16 => ElemType::I16,
-                32 => ElemType::I32,
-                64 => ElemType::I64,
-                _ => return None,
-            }
-        } else {
-            return None;
-        })
-    }
-}
-
 impl Signature {
     /// The signature of a `func.func` whose arguments are static memrefs and scalars, and
     /// which returns nothing.
@@ -93,11 +68,11 @@ impl Signature {
                 if !ty.has_identity_layout() {
                     return Err(bad(format!("argument {i} has a non-identity layout {}", ty.to_text())));
                 }
-                let elem = elem_of(ty.element_type())
+                let elem = crate::ir::elem_type(ty.element_type())
                     .ok_or_else(|| bad(format!("argument {i} has element type {}", ty.element_type().to_text())))?;
                 args.push(Arg::MemRef { shape, elem });
             } else {
-                match elem_of(ty) {
+                match crate::ir::elem_type(ty) {
                     Some(ElemType::Index) => {
                         return Err(bad(format!("argument {i} is an index (a symbolic size needs a value)")))
                     }
