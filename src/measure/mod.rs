@@ -191,6 +191,9 @@ pub struct Measurement {
     /// One verdict per variant after the first (the reference).
     pub verdicts: Vec<Verdict>,
     pub threads: usize,
+    /// Wall time spent compiling (all libraries and the driver) and running the driver.
+    pub compile_seconds: f64,
+    pub run_seconds: f64,
 }
 
 impl Measurement {
@@ -226,23 +229,58 @@ fn work_dir(cfg: &MeasureConfig) -> Result<WorkDir, MeasureError> {
     Ok(WorkDir { path, keep })
 }
 
-/// Compiles, checks and times `variants` of `function`; the first variant is the reference.
+/// Compiles, checks and times `variants` of `function` (one library each); the first
+/// variant is the reference.
 pub fn measure(
     function: &str,
     sig: &Signature,
     variants: &[Variant],
     cfg: &MeasureConfig,
 ) -> Result<Measurement, MeasureError> {
+    let libraries: Vec<&str> = variants.iter().map(|v| v.mlir.as_str()).collect();
+    let entries: Vec<Entry> = variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Entry { label: v.label.clone(), library: i, function: function.to_string() })
+        .collect();
+    measure_entries(&libraries, &entries, sig, cfg)
+}
+
+/// A function to run: `function` of the `library`-th module. All entries share a signature.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub label: String,
+    pub library: usize,
+    pub function: String,
+}
+
+/// Compiles each module in `libraries` once, then checks and times every entry; the first
+/// entry is the reference. Batching many variants into one module (as the data generator
+/// does) pays the compilers' start-up once.
+pub fn measure_entries(
+    libraries: &[&str],
+    entries: &[Entry],
+    sig: &Signature,
+    cfg: &MeasureConfig,
+) -> Result<Measurement, MeasureError> {
     let dir = work_dir(cfg)?;
     let mut libs = Vec::new();
-    for (v, variant) in variants.iter().enumerate() {
-        log::info!("compiling variant {} ({})", v, variant.label);
-        libs.push(compile::shared_library(&variant.mlir, &dir.path, &format!("v{v}"))?);
+    let started = Instant::now();
+    for (i, mlir) in libraries.iter().enumerate() {
+        log::info!("compiling library {i}");
+        libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"))?);
     }
-    let exe = driver::build(function, sig, &dir.path)?;
-    let stdout = run_with_timeout(&exe, &dir.path, &libs, cfg)?;
-    let mut timings: Vec<Timing> =
-        variants.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new() }).collect();
+    let exe = driver::build(sig, &dir.path)?;
+    let compile_seconds = started.elapsed().as_secs_f64();
+    let mut args = Vec::new();
+    for e in entries {
+        args.push(libs[e.library].clone().into_os_string());
+        args.push(format!("_mlir_ciface_{}", e.function).into());
+    }
+    let started = Instant::now();
+    let stdout = run_with_timeout(&exe, &dir.path, &args, cfg)?;
+    let run_seconds = started.elapsed().as_secs_f64();
+    let mut timings: Vec<Timing> = entries.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new() }).collect();
     let mut checked = false;
     for line in stdout.lines() {
         if line == "checked" {
@@ -261,19 +299,24 @@ pub fn measure(
         return Err(MeasureError::Output(format!("expected {} timed runs per variant", cfg.reps)));
     }
     let mut verdicts = Vec::new();
-    for (v, variant) in variants.iter().enumerate().skip(1) {
-        verdicts.push(compare_outputs(&dir.path, sig, v, &variant.label, cfg.comparison)?);
+    for (v, entry) in entries.iter().enumerate().skip(1) {
+        verdicts.push(compare_outputs(&dir.path, sig, v, &entry.label, cfg.comparison)?);
     }
-    Ok(Measurement { timings, verdicts, threads: cfg.threads })
+    Ok(Measurement { timings, verdicts, threads: cfg.threads, compile_seconds, run_seconds })
 }
 
-fn run_with_timeout(exe: &Path, dir: &Path, libs: &[PathBuf], cfg: &MeasureConfig) -> Result<String, MeasureError> {
+fn run_with_timeout(
+    exe: &Path,
+    dir: &Path,
+    libs_and_symbols: &[std::ffi::OsString],
+    cfg: &MeasureConfig,
+) -> Result<String, MeasureError> {
     let mut child = Command::new(exe)
         .arg(dir)
         .arg(cfg.warmup.to_string())
         .arg(cfg.reps.to_string())
         .arg(cfg.seed.to_string())
-        .args(libs)
+        .args(libs_and_symbols)
         .env("OMP_NUM_THREADS", cfg.threads.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
