@@ -19,7 +19,9 @@
 
 #include "TransformsFFI.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Affine/IR/AffineValueMap.h"
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
 #include "mlir/Dialect/Affine/Analysis/NestedMatcher.h"
@@ -224,6 +226,39 @@ bool lexPositive(ArrayRef<DependenceComponent> comps, unsigned offset,
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
 
+/// The super-vectorizer reads and writes consecutive elements along the memref dimension
+/// that varies with the loop; an access moving by another stride (A[2 * i]) would be
+/// silently miscompiled. Every access must move by 0 or 1 per iteration, linearly.
+LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
+  Value iv = loop.getInductionVar();
+  std::string bad;
+  loop.walk([&](Operation *op) {
+    if (!bad.empty() || !isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
+      return;
+    MemRefAccess access(op);
+    AffineValueMap map;
+    access.getAccessMap(&map);
+    unsigned dims = map.getNumDims(), syms = map.getNumSymbols();
+    for (unsigned r = 0; r < map.getNumResults() && bad.empty(); ++r) {
+      SmallVector<int64_t> flat;
+      if (failed(getFlattenedAffineExpr(map.getResult(r), dims, syms, &flat))) {
+        bad = "an access is not affine";
+        break;
+      }
+      for (unsigned k = dims + syms; k + 1 < flat.size(); ++k)
+        if (flat[k] != 0)
+          bad = "an access uses mod/floordiv";
+      for (unsigned k = 0; k < map.getNumOperands(); ++k)
+        if (map.getOperand(k) == iv && flat[k] != 0 && flat[k] != 1)
+          bad = "an access moves by " + std::to_string(flat[k]) +
+                " elements per iteration (the vectorizer needs unit stride)";
+    }
+  });
+  if (!bad.empty())
+    return report.refuse(nameOf(loop) + " is not vectorizable: " + bad), failure();
+  return success();
+}
+
 /// Legality of reordering `band` so that band[order[j]] becomes the j-th loop.
 LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> order,
                                StringRef what, const Report &report) {
@@ -259,6 +294,26 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, const Report &report) {
 /// Unroll-and-jam of `loop` interleaves iterations of `loop` inside its inner loops; it
 /// is legal when no dependence carried by `loop` has a negative inner component.
 LogicalResult checkUnrollJam(AffineForOp loop, const Report &report) {
+  // Jamming places all copies of each inner loop together: with sibling loops or
+  // statements next to a loop, a copy of a later sibling would overtake an earlier one.
+  // Only perfect nests, where every statement is in the innermost body, are accepted.
+  for (AffineForOp cur = loop;;) {
+    Block *body = cur.getBody();
+    bool hasLoop = false;
+    unsigned ops = 0;
+    for (Operation &op : body->without_terminator()) {
+      ++ops;
+      hasLoop |= isa<AffineForOp>(op);
+    }
+    if (!hasLoop)
+      break;
+    if (ops != 1)
+      return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs a perfect nest "
+                           "below it (" + nameOf(cur) + " holds more than one loop or "
+                           "statements beside a loop)"),
+             failure();
+    cur = cast<AffineForOp>(body->front());
+  }
   unsigned d = depthOf(loop);
   unsigned deepest = d;
   loop.walk([&](AffineForOp inner) { deepest = std::max(deepest, depthOf(inner)); });
@@ -444,6 +499,8 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
         matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
                                                    vector::TransferWriteOp>(op); });
     int memRefDim = -1;
+    if (failed(checkUnitStride(l, report)))
+      return AUTOSCHED_TX_REFUSED;
     if (!isVectorizableLoopBody(l, &memRefDim, vectorTransfers))
       return report.refuse(n + " is not vectorizable (an access varies along more than "
                                "one memref dimension, or the body is not supported)");

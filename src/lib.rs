@@ -5,8 +5,10 @@
 //! is what the mlir-opt plugin runs per function; [`ffi`] is its C ABI; [`mlir`] parses
 //! files for the command line and the tests.
 
+pub mod datagen;
 pub mod ffi;
 pub mod ir;
+pub mod limits;
 pub mod measure;
 pub mod mlir;
 pub mod options;

@@ -89,6 +89,26 @@ impl LoadedModule {
         Op(unsafe { mlir_sys::mlirModuleGetOperation(self.module) })
     }
 
+    /// Appends a copy of `func` named `name` to the module's body and returns it.
+    pub fn add_copy(&self, func: Op, name: &str) -> Op {
+        unsafe {
+            let copy = mlir_sys::mlirOperationClone(func.0);
+            let body = mlir_sys::mlirModuleGetBody(self.module);
+            mlir_sys::mlirBlockAppendOwnedOperation(body, copy);
+            let op = Op(copy);
+            rename(op, name);
+            op
+        }
+    }
+
+    /// Removes `op` (a function added with `add_copy`) from the module and destroys it.
+    pub fn remove(&self, op: Op) {
+        unsafe {
+            mlir_sys::mlirOperationRemoveFromParent(op.0);
+            mlir_sys::mlirOperationDestroy(op.0);
+        }
+    }
+
     /// Every `func.func` with a body, in order, including those of nested modules.
     pub fn functions(&self) -> Vec<Op> {
         fn walk(op: Op, out: &mut Vec<Op>) {
@@ -105,5 +125,14 @@ impl LoadedModule {
         let mut out = Vec::new();
         walk(self.operation(), &mut out);
         out
+    }
+}
+
+/// Sets a function's symbol name.
+pub fn rename(func: Op, name: &str) {
+    unsafe {
+        let ctx = mlir_sys::mlirOperationGetContext(func.0);
+        let attr = mlir_sys::mlirStringAttrGet(ctx, string_ref(name));
+        mlir_sys::mlirOperationSetAttributeByName(func.0, string_ref("sym_name"), attr);
     }
 }

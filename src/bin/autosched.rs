@@ -93,6 +93,69 @@ enum Command {
         #[arg(long)]
         flops: Option<f64>,
     },
+    /// Generate random programs and schedules, measure them, and append the points to
+    /// DIR/shard-<i>-of-<n>.jsonl (resumable: re-run the same command to continue).
+    Datagen {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Programs in the whole dataset (this shard takes every n-th).
+        #[arg(long)]
+        programs: u64,
+        /// Schedules measured per program, besides the identity.
+        #[arg(long, default_value_t = 16)]
+        schedules_per_program: usize,
+        #[arg(long)]
+        out: PathBuf,
+        /// This shard, as i/n.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+        #[arg(long, default_value_t = 1)]
+        warmup: usize,
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Hide the progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Merge the shards of DIR into one gzip-compressed JSON Lines file.
+    Merge {
+        dir: PathBuf,
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Print the random program number INDEX of stream SEED (what datagen measures).
+    Program {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        index: u64,
+    },
+}
+
+fn datagen(cfg: affine_autosched::datagen::DatagenConfig) -> ExitCode {
+    match affine_autosched::datagen::run(&cfg) {
+        Ok(s) => {
+            let rate = s.points as f64 / s.wall_s.max(1e-9);
+            eprintln!(
+                "datagen shard {}/{}: {} programs measured ({} already done, {} failed), {} points, {} mismatches; \
+                 {:.0} s wall ({:.0} s compiling, {:.0} s running), {:.2} points/s = {:.0} points/hour",
+                cfg.shard.0, cfg.shard.1, s.programs, s.skipped, s.failed, s.points, s.mismatches,
+                s.wall_s, s.compile_s, s.run_s, rate, rate * 3600.0
+            );
+            if s.mismatches > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+        }
+        Err(e) => {
+            eprintln!("autosched: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn parse_shard(text: &str) -> Option<(u64, u64)> {
+    let (i, n) = text.split_once('/')?;
+    let (i, n) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
+    (n > 0 && i < n).then_some((i, n))
 }
 
 fn run(args: RunArgs) -> ExitCode {
@@ -232,6 +295,36 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
+        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet } => {
+            let Some(shard) = parse_shard(&shard) else {
+                eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
+                return ExitCode::from(2);
+            };
+            let mut measure = affine_autosched::datagen::default_measure_config();
+            measure.reps = reps.max(1);
+            measure.warmup = warmup;
+            if let Some(t) = threads {
+                measure.threads = t.max(1);
+            }
+            datagen(affine_autosched::datagen::DatagenConfig {
+                seed, programs, schedules_per_program, out, shard, measure, progress: !quiet,
+            })
+        }
+        Command::Merge { dir, out } => match affine_autosched::datagen::merge(&dir, &out) {
+            Ok((n, dups)) => {
+                eprintln!("merged {n} points into {} ({dups} duplicates dropped)", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("autosched: error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Program { seed, index } => {
+            let p = affine_autosched::datagen::programs::generate(seed, index);
+            println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
+            ExitCode::SUCCESS
+        }
         Command::Run { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops } => {
             run(RunArgs { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops })
         }

@@ -1,0 +1,389 @@
+//! `datagen`: the training data. Random programs ([`programs`]), random legal schedules
+//! ([`sampler`]), measured in batches with [`crate::measure`], written as JSON Lines.
+//!
+//! One batch per program: the identity and every accepted schedule become functions
+//! `v0`, `v1`, ... of one module, compiled once and run by one driver with the variants
+//! interleaved, so every speedup is a ratio measured in one run next to its identity.
+//! Outputs are compared with the identity's bit for bit; a mismatch is a bug, logged to the
+//! shard's `.failed.jsonl`, and never stored as data.
+//!
+//! Shards: program `i` belongs to shard `i mod n`. A shard appends whole programs (all
+//! their records in one write) to `shard-<i>-of-<n>.jsonl`; on restart it drops a torn last
+//! line and skips the programs already present or already failed, so an interrupted run
+//! resumes with no duplicate and no lost point.
+
+pub mod programs;
+pub mod rng;
+pub mod sampler;
+
+use crate::ir::{self, Program};
+use crate::measure::{self, Entry, MeasureConfig};
+use crate::mlir::{rename, LoadedModule};
+use crate::schedule::Schedule;
+use programs::{GeneratedProgram, ProgramClass, FUNCTION};
+use rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the machine was: stored with every point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub llvm: String,
+    pub threads: usize,
+}
+
+impl Machine {
+    pub fn detect(threads: usize) -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+            .unwrap_or_else(|| "unknown".into());
+        let llvm = std::process::Command::new(measure::compile::MLIR_OPT)
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .find(|l| l.contains("version"))
+                    .map(|l| l.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        Machine { cpu, cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), llvm, threads }
+    }
+}
+
+/// One measured (program, schedule) point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub program_id: String,
+    pub seed: u64,
+    pub index: u64,
+    pub class: ProgramClass,
+    pub function: String,
+    /// The program as generated (the identity).
+    pub mlir: String,
+    pub representation: Program,
+    /// Empty for the identity.
+    pub schedule: String,
+    /// Median seconds per run, and every timed run.
+    pub time_s: f64,
+    pub times_s: Vec<f64>,
+    /// Relative median absolute deviation of `times_s`.
+    pub spread: f64,
+    pub identity_time_s: f64,
+    pub identity_spread: f64,
+    /// identity median / this median, both from the same batch.
+    pub speedup: f64,
+    /// Spread of this point or of its identity above [`NOISY_SPREAD`].
+    pub noisy: bool,
+    /// Wall seconds of the whole batch: compiling, and running the driver.
+    pub batch_compile_s: f64,
+    pub batch_run_s: f64,
+    pub batch_size: usize,
+    pub machine: Machine,
+}
+
+/// A point whose runs spread more than this (relative MAD) is flagged noisy.
+pub const NOISY_SPREAD: f64 = 0.05;
+
+#[derive(Clone, Debug)]
+pub struct DatagenConfig {
+    pub seed: u64,
+    pub programs: u64,
+    pub schedules_per_program: usize,
+    pub out: PathBuf,
+    pub shard: (u64, u64),
+    pub measure: MeasureConfig,
+    pub progress: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatagenError {
+    #[error("I/O error on {path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error("program {id}: {message}")]
+    Program { id: String, message: String },
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> DatagenError + '_ {
+    move |e| DatagenError::Io { path: path.to_path_buf(), message: e.to_string() }
+}
+
+/// The variants of one program, ready to measure.
+pub struct Batch {
+    pub program: Program,
+    pub schedules: Vec<Schedule>,
+    pub mlir: String,
+    pub signature: measure::Signature,
+    /// Proposals refused by the legality checks (or duplicates), for the statistics.
+    pub refused: usize,
+}
+
+/// Builds the batch of `program`: the identity and up to `k` distinct legal schedules.
+pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError> {
+    let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
+    let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
+    let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
+    let analysis = ir::analyze_function(func).map_err(|e| fail(e.to_string()))?;
+    let program = analysis.program;
+    if program.nests.is_empty() || !program.not_modeled.is_empty() {
+        return Err(fail(format!("not fully modeled: {:?}", program.not_modeled)));
+    }
+    let signature = measure::Signature::of(func).map_err(|e| fail(e.to_string()))?;
+    let mut rng = Rng::for_item(p.seed ^ 0x5c4e_d01e, p.index);
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut schedules = Vec::new();
+    let mut refused = 0;
+    for _ in 0..k * 6 {
+        if schedules.len() == k {
+            break;
+        }
+        let s = sampler::propose(&program, &mut rng);
+        let text = s.to_string();
+        if s.is_identity() || !seen.insert(text) {
+            continue;
+        }
+        let copy = module.add_copy(func, &format!("v{}", schedules.len() + 1));
+        match crate::transform::apply(copy, &s) {
+            Ok(()) => {
+                copy.set_unit_attr("llvm.emit_c_interface");
+                schedules.push(s);
+            }
+            Err(e) => {
+                log::debug!("{}: {s} refused: {e}", p.id);
+                refused += 1;
+                module.remove(copy);
+            }
+        }
+    }
+    rename(func, "v0");
+    func.set_unit_attr("llvm.emit_c_interface");
+    Ok(Batch { program, schedules, mlir: module.operation().to_text(), signature, refused })
+}
+
+/// Measures a batch; returns its records (identity first) and the mismatches found.
+pub fn measure_batch(
+    p: &GeneratedProgram,
+    batch: &Batch,
+    cfg: &MeasureConfig,
+    machine: &Machine,
+) -> Result<(Vec<Record>, Vec<String>), DatagenError> {
+    let entries: Vec<Entry> = (0..=batch.schedules.len())
+        .map(|v| Entry { label: format!("v{v}"), library: 0, function: format!("v{v}") })
+        .collect();
+    let m = measure::measure_entries(&[batch.mlir.as_str()], &entries, &batch.signature, cfg)
+        .map_err(|e| DatagenError::Program { id: p.id.clone(), message: e.to_string() })?;
+    let identity = &m.timings[0];
+    let (it, ispread) = (identity.median(), identity.relative_mad());
+    let mut records = Vec::new();
+    let mut mismatches = Vec::new();
+    for (v, timing) in m.timings.iter().enumerate() {
+        let schedule = if v == 0 { String::new() } else { batch.schedules[v - 1].to_string() };
+        if v > 0 && !m.verdicts[v - 1].equivalent {
+            mismatches.push(format!("{schedule}: {}", m.verdicts[v - 1].detail));
+            continue;
+        }
+        let spread = timing.relative_mad();
+        records.push(Record {
+            program_id: p.id.clone(),
+            seed: p.seed,
+            index: p.index,
+            class: p.class,
+            function: FUNCTION.to_string(),
+            mlir: p.mlir.clone(),
+            representation: batch.program.clone(),
+            schedule,
+            time_s: timing.median(),
+            times_s: timing.times.clone(),
+            spread,
+            identity_time_s: it,
+            identity_spread: ispread,
+            speedup: it / timing.median(),
+            noisy: spread > NOISY_SPREAD || ispread > NOISY_SPREAD,
+            batch_compile_s: m.compile_seconds,
+            batch_run_s: m.run_seconds,
+            batch_size: entries.len(),
+            machine: machine.clone(),
+        });
+    }
+    Ok((records, mismatches))
+}
+
+/// Paths of one shard's outputs.
+pub fn shard_paths(out: &Path, shard: (u64, u64)) -> (PathBuf, PathBuf) {
+    let stem = format!("shard-{}-of-{}", shard.0, shard.1);
+    (out.join(format!("{stem}.jsonl")), out.join(format!("{stem}.failed.jsonl")))
+}
+
+/// Reads the program ids already in a shard file, first cutting a torn last line.
+fn recover(path: &Path) -> Result<BTreeSet<String>, DatagenError> {
+    let mut done = BTreeSet::new();
+    if !path.exists() {
+        return Ok(done);
+    }
+    let text = std::fs::read(path).map_err(io(path))?;
+    let good = text.iter().rposition(|&b| b == b'\n').map(|i| i + 1).unwrap_or(0);
+    let mut keep = 0;
+    for line in text[..good].split_inclusive(|&b| b == b'\n') {
+        #[derive(Deserialize)]
+        struct Id {
+            program_id: String,
+        }
+        match serde_json::from_slice::<Id>(line) {
+            Ok(r) => {
+                done.insert(r.program_id);
+                keep += line.len();
+            }
+            Err(_) => break,
+        }
+    }
+    if keep < text.len() {
+        log::warn!("{}: dropping {} bytes of a torn write", path.display(), text.len() - keep);
+        let f = std::fs::OpenOptions::new().write(true).open(path).map_err(io(path))?;
+        f.set_len(keep as u64).map_err(io(path))?;
+    }
+    Ok(done)
+}
+
+/// Totals of one run of [`run`].
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub programs: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub points: usize,
+    pub mismatches: usize,
+    pub compile_s: f64,
+    pub run_s: f64,
+    pub wall_s: f64,
+}
+
+/// Generates and measures the programs of one shard, resuming where a previous run stopped.
+pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
+    std::fs::create_dir_all(&cfg.out).map_err(io(&cfg.out))?;
+    let (data_path, failed_path) = shard_paths(&cfg.out, cfg.shard);
+    let mut done = recover(&data_path)?;
+    if failed_path.exists() {
+        let f = std::fs::File::open(&failed_path).map_err(io(&failed_path))?;
+        for line in std::io::BufReader::new(f).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) {
+                if let Some(id) = v.get("program_id").and_then(|x| x.as_str()) {
+                    done.insert(id.to_string());
+                }
+            }
+        }
+    }
+    let machine = Machine::detect(cfg.measure.threads);
+    let indices: Vec<u64> = (0..cfg.programs).filter(|i| i % cfg.shard.1 == cfg.shard.0).collect();
+    let bar = if cfg.progress {
+        indicatif::ProgressBar::new(indices.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} programs, {msg}, ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut summary = Summary::default();
+    let start = std::time::Instant::now();
+    let append = |path: &Path, text: &str| -> Result<(), DatagenError> {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io(path))?;
+        f.write_all(text.as_bytes()).map_err(io(path))?;
+        f.sync_data().map_err(io(path))
+    };
+    for &index in &indices {
+        bar.inc(1);
+        let p = programs::generate(cfg.seed, index);
+        if done.contains(&p.id) {
+            summary.skipped += 1;
+            continue;
+        }
+        let outcome = build_batch(&p, cfg.schedules_per_program)
+            .and_then(|b| measure_batch(&p, &b, &cfg.measure, &machine).map(|r| (b, r)));
+        match outcome {
+            Ok((_, (records, mismatches))) => {
+                for m in &mismatches {
+                    log::error!("{}: MISMATCH (a bug, not stored): {m}", p.id);
+                    let line = serde_json::json!({"program_id": p.id, "error": format!("mismatch: {m}")});
+                    append(&failed_path, &format!("{line}\n"))?;
+                }
+                summary.mismatches += mismatches.len();
+                if let Some(r) = records.first() {
+                    summary.compile_s += r.batch_compile_s;
+                    summary.run_s += r.batch_run_s;
+                }
+                let mut text = String::new();
+                for r in &records {
+                    text.push_str(&serde_json::to_string(r).expect("plain data"));
+                    text.push('\n');
+                }
+                append(&data_path, &text)?;
+                summary.points += records.len();
+                summary.programs += 1;
+            }
+            Err(e) => {
+                log::warn!("{e}");
+                let line = serde_json::json!({"program_id": p.id, "class": p.class, "error": e.to_string()});
+                append(&failed_path, &format!("{line}\n"))?;
+                summary.failed += 1;
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        bar.set_message(format!("{} points, {:.2} points/s", summary.points, summary.points as f64 / secs.max(1e-9)));
+    }
+    bar.finish();
+    summary.wall_s = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Merges shard files into one gzip-compressed JSON Lines file, dropping duplicates of
+/// (program, schedule). Returns (points written, duplicates dropped).
+pub fn merge(dir: &Path, out: &Path) -> Result<(usize, usize), DatagenError> {
+    let mut shards: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            n.starts_with("shard-") && n.ends_with(".jsonl") && !n.ends_with(".failed.jsonl")
+        })
+        .collect();
+    shards.sort();
+    let file = std::fs::File::create(out).map_err(io(out))?;
+    let mut gz = flate2::write::GzEncoder::new(std::io::BufWriter::new(file), flate2::Compression::best());
+    let mut seen = HashSet::new();
+    let (mut written, mut duplicates) = (0, 0);
+    for shard in shards {
+        let f = std::fs::File::open(&shard).map_err(io(&shard))?;
+        for line in std::io::BufReader::new(f).lines() {
+            let line = line.map_err(io(&shard))?;
+            #[derive(Deserialize)]
+            struct Key {
+                program_id: String,
+                schedule: String,
+            }
+            let Ok(k) = serde_json::from_str::<Key>(&line) else { continue };
+            if !seen.insert((k.program_id, k.schedule)) {
+                duplicates += 1;
+                continue;
+            }
+            gz.write_all(line.as_bytes()).map_err(io(out))?;
+            gz.write_all(b"\n").map_err(io(out))?;
+            written += 1;
+        }
+    }
+    gz.finish().map_err(io(out))?.flush().map_err(io(out))?;
+    Ok((written, duplicates))
+}
+
+/// Measurement settings for data points: short runs, few repetitions, all interleaved.
+pub fn default_measure_config() -> MeasureConfig {
+    MeasureConfig { warmup: 1, reps: 5, timeout: Duration::from_secs(120), ..Default::default() }
+}
