@@ -118,10 +118,14 @@ enum Command {
         /// Hide the progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Skip the programs already in these merged datasets (to grow a committed one).
+        #[arg(long)]
+        resume_from: Vec<PathBuf>,
     },
-    /// Merge the shards of DIR into one gzip-compressed JSON Lines file.
+    /// Merge shard directories and JSON Lines files (plain or .gz) into one gzip-compressed
+    /// JSON Lines file, without duplicate points.
     Merge {
-        dir: PathBuf,
+        inputs: Vec<PathBuf>,
         #[arg(long, short)]
         out: PathBuf,
     },
@@ -295,7 +299,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
-        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet } => {
+        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -307,10 +311,10 @@ fn main() -> ExitCode {
                 measure.threads = t.max(1);
             }
             datagen(affine_autosched::datagen::DatagenConfig {
-                seed, programs, schedules_per_program, out, shard, measure, progress: !quiet,
+                seed, programs, schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
             })
         }
-        Command::Merge { dir, out } => match affine_autosched::datagen::merge(&dir, &out) {
+        Command::Merge { inputs, out } => match affine_autosched::datagen::merge(&inputs, &out) {
             Ok((n, dups)) => {
                 eprintln!("merged {n} points into {} ({dups} duplicates dropped)", out.display());
                 ExitCode::SUCCESS

@@ -101,6 +101,8 @@ pub struct DatagenConfig {
     pub shard: (u64, u64),
     pub measure: MeasureConfig,
     pub progress: bool,
+    /// Merged datasets whose programs are already measured (skipped here).
+    pub resume_from: Vec<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +169,48 @@ pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError
     Ok(Batch { program, schedules, mlir: module.operation().to_text(), signature, refused })
 }
 
+/// The module of a batch: the identity as `v0` and `schedules[i]` as `v{i+1}`.
+pub fn batch_module(p: &GeneratedProgram, schedules: &[Schedule]) -> Result<String, DatagenError> {
+    let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
+    let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(e.to_string()))?;
+    let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
+    for (i, s) in schedules.iter().enumerate() {
+        let copy = module.add_copy(func, &format!("v{}", i + 1));
+        crate::transform::apply(copy, s).map_err(|e| fail(format!("{s}: {e}")))?;
+        copy.set_unit_attr("llvm.emit_c_interface");
+    }
+    rename(func, "v0");
+    func.set_unit_attr("llvm.emit_c_interface");
+    Ok(module.operation().to_text())
+}
+
+/// LLVM occasionally spends minutes on one loop nest. When a batch does not compile in
+/// time, each schedule is compiled alone (with the identity) under a short limit, and the
+/// batch is rebuilt from those that compile.
+fn drop_slow_compiles(p: &GeneratedProgram, batch: &Batch, cfg: &MeasureConfig) -> Result<Batch, DatagenError> {
+    let quick = MeasureConfig { compile_timeout: Duration::from_secs(8), ..cfg.clone() };
+    let compiles = |schedules: &[Schedule]| -> bool {
+        let Ok(text) = batch_module(p, schedules) else { return false };
+        let dir = std::env::temp_dir().join(format!("autosched-probe-{}-{}", std::process::id(), p.index));
+        let ok = std::fs::create_dir_all(&dir).is_ok()
+            && measure::compile::shared_library(&text, &dir, "probe", quick.compile_timeout).is_ok();
+        let _ = std::fs::remove_dir_all(&dir);
+        ok
+    };
+    if !compiles(&[]) {
+        return Err(DatagenError::Program { id: p.id.clone(), message: "the identity does not compile in time".into() });
+    }
+    let kept: Vec<Schedule> = batch.schedules.iter().filter(|s| compiles(std::slice::from_ref(*s))).cloned().collect();
+    log::warn!("{}: {} of {} schedules compile in time", p.id, kept.len(), batch.schedules.len());
+    Ok(Batch {
+        program: batch.program.clone(),
+        mlir: batch_module(p, &kept)?,
+        refused: batch.refused + batch.schedules.len() - kept.len(),
+        schedules: kept,
+        signature: batch.signature.clone(),
+    })
+}
+
 /// Measures a batch; returns its records (identity first) and the mismatches found.
 pub fn measure_batch(
     p: &GeneratedProgram,
@@ -174,11 +218,22 @@ pub fn measure_batch(
     cfg: &MeasureConfig,
     machine: &Machine,
 ) -> Result<(Vec<Record>, Vec<String>), DatagenError> {
-    let entries: Vec<Entry> = (0..=batch.schedules.len())
-        .map(|v| Entry { label: format!("v{v}"), library: 0, function: format!("v{v}") })
-        .collect();
-    let m = measure::measure_entries(&[batch.mlir.as_str()], &entries, &batch.signature, cfg)
-        .map_err(|e| DatagenError::Program { id: p.id.clone(), message: e.to_string() })?;
+    let entries_of = |b: &Batch| -> Vec<Entry> {
+        (0..=b.schedules.len()).map(|v| Entry { label: format!("v{v}"), library: 0, function: format!("v{v}") }).collect()
+    };
+    let fail = |e: measure::MeasureError| DatagenError::Program { id: p.id.clone(), message: e.to_string() };
+    let rebuilt;
+    let (batch, m) = match measure::measure_entries(&[batch.mlir.as_str()], &entries_of(batch), &batch.signature, cfg) {
+        Ok(m) => (batch, m),
+        Err(measure::MeasureError::Tool { message, .. }) if message.contains("timed out") => {
+            rebuilt = drop_slow_compiles(p, batch, cfg)?;
+            let m = measure::measure_entries(&[rebuilt.mlir.as_str()], &entries_of(&rebuilt), &rebuilt.signature, cfg)
+                .map_err(fail)?;
+            (&rebuilt, m)
+        }
+        Err(e) => return Err(fail(e)),
+    };
+    let entries = entries_of(batch);
     let identity = &m.timings[0];
     let (it, ispread) = (identity.median(), identity.relative_mad());
     let mut records = Vec::new();
@@ -279,6 +334,13 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
             }
         }
     }
+    for merged in &cfg.resume_from {
+        for_each_line(merged, |line| {
+            if let Ok(k) = serde_json::from_str::<Key>(line) {
+                done.insert(k.program_id);
+            }
+        })?;
+    }
     let machine = Machine::detect(cfg.measure.threads);
     let indices: Vec<u64> = (0..cfg.programs).filter(|i| i % cfg.shard.1 == cfg.shard.0).collect();
     let bar = if cfg.progress {
@@ -344,46 +406,83 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
     Ok(summary)
 }
 
-/// Merges shard files into one gzip-compressed JSON Lines file, dropping duplicates of
+#[derive(Deserialize)]
+struct Key {
+    program_id: String,
+    #[serde(default)]
+    schedule: String,
+}
+
+/// Calls `f` on every line of a JSON Lines file, plain or gzip-compressed (`.gz`).
+pub fn for_each_line(path: &Path, mut f: impl FnMut(&str)) -> Result<(), DatagenError> {
+    let file = std::fs::File::open(path).map_err(io(path))?;
+    let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(std::io::BufReader::new(file))
+    };
+    for line in reader.lines() {
+        f(&line.map_err(io(path))?);
+    }
+    Ok(())
+}
+
+/// Merges `inputs` (shard directories, whose `shard-*.jsonl` are read, and JSON Lines
+/// files, plain or gzip) into one gzip-compressed JSON Lines file, dropping duplicates of
 /// (program, schedule). Returns (points written, duplicates dropped).
-pub fn merge(dir: &Path, out: &Path) -> Result<(usize, usize), DatagenError> {
-    let mut shards: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(io(dir))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            n.starts_with("shard-") && n.ends_with(".jsonl") && !n.ends_with(".failed.jsonl")
-        })
-        .collect();
-    shards.sort();
-    let file = std::fs::File::create(out).map_err(io(out))?;
+pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), DatagenError> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let mut shards: Vec<PathBuf> = std::fs::read_dir(input)
+                .map_err(io(input))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    n.starts_with("shard-") && n.ends_with(".jsonl") && !n.ends_with(".failed.jsonl")
+                })
+                .collect();
+            shards.sort();
+            files.extend(shards);
+        } else {
+            files.push(input.clone());
+        }
+    }
+    // Write to a temporary name first: `out` may also be one of the inputs.
+    let tmp = out.with_extension("tmp");
+    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
     let mut gz = flate2::write::GzEncoder::new(std::io::BufWriter::new(file), flate2::Compression::best());
     let mut seen = HashSet::new();
     let (mut written, mut duplicates) = (0, 0);
-    for shard in shards {
-        let f = std::fs::File::open(&shard).map_err(io(&shard))?;
-        for line in std::io::BufReader::new(f).lines() {
-            let line = line.map_err(io(&shard))?;
-            #[derive(Deserialize)]
-            struct Key {
-                program_id: String,
-                schedule: String,
-            }
-            let Ok(k) = serde_json::from_str::<Key>(&line) else { continue };
+    let mut error = None;
+    for f in &files {
+        for_each_line(f, |line| {
+            let Ok(k) = serde_json::from_str::<Key>(line) else { return };
             if !seen.insert((k.program_id, k.schedule)) {
                 duplicates += 1;
-                continue;
+                return;
             }
-            gz.write_all(line.as_bytes()).map_err(io(out))?;
-            gz.write_all(b"\n").map_err(io(out))?;
+            if let Err(e) = gz.write_all(line.as_bytes()).and_then(|_| gz.write_all(b"\n")) {
+                error.get_or_insert(e);
+            }
             written += 1;
-        }
+        })?;
     }
-    gz.finish().map_err(io(out))?.flush().map_err(io(out))?;
+    if let Some(e) = error {
+        return Err(io(&tmp)(e));
+    }
+    gz.finish().map_err(io(&tmp))?.flush().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, out).map_err(io(out))?;
     Ok((written, duplicates))
 }
 
 /// Measurement settings for data points: short runs, few repetitions, all interleaved.
 pub fn default_measure_config() -> MeasureConfig {
-    MeasureConfig { warmup: 1, reps: 5, timeout: Duration::from_secs(120), ..Default::default() }
+    MeasureConfig {
+        warmup: 1,
+        reps: 5,
+        timeout: Duration::from_secs(120),
+        compile_timeout: Duration::from_secs(15),
+        ..Default::default()
+    }
 }

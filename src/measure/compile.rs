@@ -9,6 +9,7 @@
 use super::MeasureError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// The lowering pipeline: affine -> scf (+ OpenMP for parallel loops) -> LLVM dialect.
 /// finalize-memref-to-llvm must precede convert-scf-to-cf; the second lower-affine catches
@@ -33,13 +34,18 @@ pub const CLANG: &str = "clang-22";
 /// Flags of the final compilation; recorded with every measurement.
 pub const CLANG_FLAGS: &[&str] = &["-O3", "-march=native", "-fopenmp", "-fPIC"];
 
-fn run(tool: &str, args: &[&std::ffi::OsStr], stage: &'static str) -> Result<(), MeasureError> {
-    let out = Command::new(tool).args(args).output().map_err(|e| MeasureError::Tool {
-        stage,
-        message: format!("cannot run {tool}: {e} (is LLVM 22 installed? see scripts/setup.sh)"),
+fn run(tool: &str, args: &[&std::ffi::OsStr], stage: &'static str, timeout: Duration) -> Result<(), MeasureError> {
+    let mut cmd = Command::new(tool);
+    cmd.args(args);
+    let (status, _, stderr) = super::output_with_timeout(cmd, timeout).map_err(|e| match e {
+        MeasureError::Io(m) => MeasureError::Tool {
+            stage,
+            message: format!("{m} (is LLVM 22 installed? see scripts/setup.sh)"),
+        },
+        MeasureError::Timeout(t) => MeasureError::Tool { stage, message: format!("{tool} timed out after {t:?}") },
+        other => other,
     })?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
+    if !status.success() {
         return Err(MeasureError::Tool {
             stage,
             message: format!("{tool} failed: {}", stderr.lines().take(12).collect::<Vec<_>>().join("\n")),
@@ -50,7 +56,7 @@ fn run(tool: &str, args: &[&std::ffi::OsStr], stage: &'static str) -> Result<(),
 
 /// Compiles `mlir` (a module whose measured function has `llvm.emit_c_interface`) into
 /// `dir/<stem>.so`.
-pub fn shared_library(mlir: &str, dir: &Path, stem: &str) -> Result<PathBuf, MeasureError> {
+pub fn shared_library(mlir: &str, dir: &Path, stem: &str, timeout: Duration) -> Result<PathBuf, MeasureError> {
     let input = dir.join(format!("{stem}.mlir"));
     let lowered = dir.join(format!("{stem}.llvm.mlir"));
     let ll = dir.join(format!("{stem}.ll"));
@@ -58,14 +64,15 @@ pub fn shared_library(mlir: &str, dir: &Path, stem: &str) -> Result<PathBuf, Mea
     std::fs::write(&input, mlir).map_err(|e| MeasureError::Io(format!("{}: {e}", input.display())))?;
     let mut args: Vec<&std::ffi::OsStr> = LOWERING.iter().map(|s| s.as_ref()).collect();
     args.extend([input.as_os_str(), "-o".as_ref(), lowered.as_os_str()]);
-    run(MLIR_OPT, &args, "lowering (mlir-opt-22)")?;
+    run(MLIR_OPT, &args, "lowering (mlir-opt-22)", timeout)?;
     run(
         MLIR_TRANSLATE,
         &["--mlir-to-llvmir".as_ref(), lowered.as_os_str(), "-o".as_ref(), ll.as_os_str()],
         "translation to LLVM IR (mlir-translate-22)",
+        timeout,
     )?;
     let mut args: Vec<&std::ffi::OsStr> = CLANG_FLAGS.iter().map(|s| s.as_ref()).collect();
     args.extend(["-Wno-override-module".as_ref(), "-shared".as_ref(), ll.as_os_str(), "-o".as_ref(), so.as_os_str()]);
-    run(CLANG, &args, "native compilation (clang-22 -O3)")?;
+    run(CLANG, &args, "native compilation (clang-22 -O3)", timeout)?;
     Ok(so)
 }

@@ -26,7 +26,7 @@ pub enum MeasureError {
     Tool { stage: &'static str, message: String },
     #[error("I/O error: {0}")]
     Io(String),
-    #[error("the compiled program timed out after {0:?} and was killed")]
+    #[error("timed out after {0:?} and was killed")]
     Timeout(Duration),
     #[error("the compiled program crashed ({status}); stderr: {stderr}")]
     Crashed { status: String, stderr: String },
@@ -109,6 +109,8 @@ pub struct MeasureConfig {
     pub warmup: usize,
     pub reps: usize,
     pub timeout: Duration,
+    /// Limit for each compiler invocation (LLVM can take pathologically long on some loops).
+    pub compile_timeout: Duration,
     /// OMP_NUM_THREADS for parallel loops.
     pub threads: usize,
     pub seed: u64,
@@ -123,6 +125,7 @@ impl Default for MeasureConfig {
             warmup: 2,
             reps: 7,
             timeout: Duration::from_secs(300),
+            compile_timeout: Duration::from_secs(120),
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             seed: 42,
             comparison: Comparison::Exact,
@@ -268,7 +271,7 @@ pub fn measure_entries(
     let started = Instant::now();
     for (i, mlir) in libraries.iter().enumerate() {
         log::info!("compiling library {i}");
-        libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"))?);
+        libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"), cfg.compile_timeout)?);
     }
     let exe = driver::build(sig, &dir.path)?;
     let compile_seconds = started.elapsed().as_secs_f64();
@@ -305,23 +308,16 @@ pub fn measure_entries(
     Ok(Measurement { timings, verdicts, threads: cfg.threads, compile_seconds, run_seconds })
 }
 
-fn run_with_timeout(
-    exe: &Path,
-    dir: &Path,
-    libs_and_symbols: &[std::ffi::OsString],
-    cfg: &MeasureConfig,
-) -> Result<String, MeasureError> {
-    let mut child = Command::new(exe)
-        .arg(dir)
-        .arg(cfg.warmup.to_string())
-        .arg(cfg.reps.to_string())
-        .arg(cfg.seed.to_string())
-        .args(libs_and_symbols)
-        .env("OMP_NUM_THREADS", cfg.threads.to_string())
+/// Runs `cmd` to completion or kills it after `timeout`; returns (status, stdout, stderr).
+pub(crate) fn output_with_timeout(
+    mut cmd: Command,
+    timeout: Duration,
+) -> Result<(std::process::ExitStatus, String, String), MeasureError> {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| MeasureError::Io(format!("cannot start the driver: {e}")))?;
+        .map_err(|e| MeasureError::Io(format!("cannot start {:?}: {e}", cmd.get_program())))?;
     // Drain the pipes on threads so a chatty child cannot block on a full pipe.
     let mut out = child.stdout.take().expect("piped");
     let mut err = child.stderr.take().expect("piped");
@@ -339,17 +335,32 @@ fn run_with_timeout(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() > cfg.timeout => {
+            Ok(None) if start.elapsed() > timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(MeasureError::Timeout(cfg.timeout));
+                return Err(MeasureError::Timeout(timeout));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(MeasureError::Io(format!("waiting for the driver: {e}"))),
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => return Err(MeasureError::Io(format!("waiting for {:?}: {e}", cmd.get_program()))),
         }
     };
-    let stdout = out_thread.join().unwrap_or_default();
-    let stderr = err_thread.join().unwrap_or_default();
+    Ok((status, out_thread.join().unwrap_or_default(), err_thread.join().unwrap_or_default()))
+}
+
+fn run_with_timeout(
+    exe: &Path,
+    dir: &Path,
+    libs_and_symbols: &[std::ffi::OsString],
+    cfg: &MeasureConfig,
+) -> Result<String, MeasureError> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(dir)
+        .arg(cfg.warmup.to_string())
+        .arg(cfg.reps.to_string())
+        .arg(cfg.seed.to_string())
+        .args(libs_and_symbols)
+        .env("OMP_NUM_THREADS", cfg.threads.to_string());
+    let (status, stdout, stderr) = output_with_timeout(cmd, cfg.timeout)?;
     if !status.success() {
         return Err(MeasureError::Crashed { status: status.to_string(), stderr: stderr.trim().to_string() });
     }

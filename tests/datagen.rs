@@ -1,0 +1,150 @@
+//! The data generator: programs verify, are fully modeled and cover every class; sampled
+//! schedules are legal and round-trip; end-to-end smoke with a kill and a resume.
+
+use affine_autosched::datagen::{self, programs, sampler, rng::Rng};
+use affine_autosched::ir;
+use affine_autosched::limits::{MAX_COMPUTATIONS, MAX_DEPTH};
+use affine_autosched::measure;
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::schedule::Schedule;
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+#[test]
+fn programs_verify_are_modeled_and_cover_every_class() {
+    let mut classes = BTreeMap::new();
+    for index in 0..300 {
+        let p = programs::generate(11, index);
+        assert_eq!(p, programs::generate(11, index), "deterministic");
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        assert!(!prog.nests.is_empty());
+        assert!(prog.loops.iter().all(|l| l.depth < MAX_DEPTH), "{}", p.id);
+        assert!(prog.computations.len() <= MAX_COMPUTATIONS, "{}", p.id);
+        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        *classes.entry(p.class).or_insert(0) += 1;
+    }
+    assert_eq!(classes.len(), programs::CLASSES.len(), "{classes:?}");
+}
+
+#[test]
+fn programs_of_every_class_run() {
+    // One program per class, executed once (the identity of a batch).
+    let mut seen = BTreeSet::new();
+    let cfg = measure::MeasureConfig { reps: 1, warmup: 0, ..Default::default() };
+    for index in 0.. {
+        let p = programs::generate(3, index);
+        if !seen.insert(p.class) {
+            continue;
+        }
+        let text = datagen::batch_module(&p, &[]).unwrap();
+        let m = LoadedModule::from_source(&p.mlir).unwrap();
+        let sig = measure::Signature::of(m.functions()[0]).unwrap();
+        let entry = measure::Entry { label: "v0".into(), library: 0, function: "v0".into() };
+        measure::measure_entries(&[text.as_str()], &[entry], &sig, &cfg).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        if seen.len() == programs::CLASSES.len() {
+            break;
+        }
+    }
+}
+
+#[test]
+fn sampled_schedules_are_legal_and_round_trip() {
+    let mut accepted = 0;
+    for index in 0..40 {
+        let p = programs::generate(5, index);
+        let batch = datagen::build_batch(&p, 6).unwrap();
+        for s in &batch.schedules {
+            let back: Schedule = s.to_string().parse().unwrap();
+            assert_eq!(&back, s);
+            // Legal: it applies on its own to a fresh copy of the program.
+            datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
+        }
+        let texts: BTreeSet<String> = batch.schedules.iter().map(|s| s.to_string()).collect();
+        assert_eq!(texts.len(), batch.schedules.len(), "deduplicated");
+        assert!(batch.schedules.iter().all(|s| !s.is_identity()));
+        accepted += batch.schedules.len();
+    }
+    assert!(accepted > 100, "only {accepted} schedules accepted");
+    // Proposals follow the search's stage order.
+    let order = ["fuse", "interchange", "tile", "unroll", "parallelize", "vectorize"];
+    let p = programs::generate(5, 1);
+    let prog = ir::analyze_function(LoadedModule::from_source(&p.mlir).unwrap().functions()[0]).unwrap().program;
+    let mut rng = Rng::new(9);
+    for _ in 0..200 {
+        let s = sampler::propose(&prog, &mut rng);
+        let ranks: Vec<usize> = s.steps.iter().map(|t| order.iter().position(|k| *k == t.kind()).unwrap()).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{s}");
+    }
+}
+
+fn points(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let path = dir.join("shard-0-of-1.jsonl");
+    if path.exists() {
+        datagen::for_each_line(&path, |l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            out.push((v["program_id"].as_str().unwrap().to_string(), v["schedule"].as_str().unwrap().to_string()));
+        })
+        .unwrap();
+    }
+    out
+}
+
+#[test]
+fn datagen_end_to_end_with_a_kill_and_a_resume() {
+    let dir = std::env::temp_dir().join(format!("autosched-datagen-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = |out: &std::path::Path| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_autosched"));
+        c.args(["datagen", "--seed", "2", "--programs", "6", "--schedules-per-program", "3", "--reps", "2", "--quiet"])
+            .arg("--out")
+            .arg(out);
+        c
+    };
+    // Kill the first run once it has written its first program.
+    let mut child = args(&dir).spawn().unwrap();
+    let start = Instant::now();
+    while points(&dir).is_empty() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let before = points(&dir);
+    assert!(!before.is_empty());
+    // A torn write, as a kill in the middle of an append would leave.
+    let shard = dir.join("shard-0-of-1.jsonl");
+    let mut text = std::fs::read_to_string(&shard).unwrap();
+    text.push_str("{\"program_id\": \"s2-p9\", \"sched");
+    std::fs::write(&shard, text).unwrap();
+    assert!(args(&dir).status().unwrap().success());
+    let after = points(&dir);
+    let unique: BTreeSet<_> = after.iter().cloned().collect();
+    assert_eq!(unique.len(), after.len(), "no duplicate after resume");
+    assert!(before.iter().all(|p| unique.contains(p)), "nothing lost");
+    let failed = dir.join("shard-0-of-1.failed.jsonl");
+    let failed_ids: BTreeSet<String> = if failed.exists() {
+        std::fs::read_to_string(&failed).unwrap().lines().map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["program_id"].as_str().unwrap().to_string()
+        }).collect()
+    } else {
+        BTreeSet::new()
+    };
+    let programs: BTreeSet<String> = after.iter().map(|(p, _)| p.clone()).collect();
+    for i in 0..6 {
+        let id = format!("s2-p{i}");
+        assert!(programs.contains(&id) || failed_ids.contains(&id), "{id} neither measured nor failed");
+    }
+    // Every program has its identity point, with speedup 1.
+    for id in &programs {
+        assert!(after.contains(&(id.clone(), String::new())), "{id} lacks its identity");
+    }
+    // Merging twice the same shard drops the duplicates.
+    let merged = dir.join("merged.jsonl.gz");
+    let (n, dups) = datagen::merge(&[dir.clone(), shard.clone()], &merged).unwrap();
+    assert_eq!((n, dups), (after.len(), after.len()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
