@@ -16,8 +16,12 @@ cargo test --release 2>&1 | tee build/cargo-test.log
 echo "== lit"
 .venv/bin/lit -sv test-mlir 2>&1 | tee build/lit.log
 
-# One summary line over both runners (each failed above already if anything failed).
+echo "== pytest (Python side: the Ray driver of the data generator)"
+.venv/bin/python -m pytest -q onnx/tests 2>&1 | tee build/pytest.log
+
+# One summary line over all runners (each failed above already if anything failed).
 cargo_pass=$(grep -Eo '^test result: ok\. [0-9]+ passed' build/cargo-test.log | awk '{s+=$4} END {print s+0}')
 lit_pass=$(grep -Eo 'Passed *: *[0-9]+' build/lit.log | grep -Eo '[0-9]+$' || echo 0)
-echo "cargo: ${cargo_pass} passed, lit: ${lit_pass} passed"
-echo "tests: $((cargo_pass + lit_pass)) passed, 0 failed"
+py_pass=$(grep -Eo '[0-9]+ passed' build/pytest.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+echo "cargo: ${cargo_pass} passed, lit: ${lit_pass} passed, pytest: ${py_pass} passed"
+echo "tests: $((cargo_pass + lit_pass + py_pass)) passed, 0 failed"
