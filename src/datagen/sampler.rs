@@ -92,7 +92,6 @@ pub fn propose(program: &Program, rng: &mut Rng) -> Schedule {
         }
     }
     // Tiling: a window of 1-3 loops with known trip counts.
-    let mut tiled_inner: Option<(LoopName, u32)> = None;
     if rng.chance(0.5) {
         let len = rng.range(1, ch.len().min(3));
         let start = rng.below(ch.len() - len + 1);
@@ -119,9 +118,6 @@ pub fn propose(program: &Program, rng: &mut Rng) -> Schedule {
                     ..l.clone()
                 })
                 .collect();
-            if start + len == ch.len() {
-                tiled_inner = band.last().cloned();
-            }
             ch.splice(start..start + len, tiles.into_iter().chain(points));
             steps.push(Transform::Tile { band });
         }
@@ -140,14 +136,8 @@ pub fn propose(program: &Program, rng: &mut Rng) -> Schedule {
     }
     // Vectorization: an innermost loop whose trip count the width divides.
     if rng.chance(0.45) {
-        let trips = if innermost_in_chain {
-            match &tiled_inner {
-                Some((n, s)) if *n == last.name => last.trips.or(Some(*s as i64)).filter(|_| last.trips.is_some()),
-                _ => last.trips,
-            }
-        } else {
-            None
-        };
+        // After tiling, a point loop's trip count is its tile size when that divides.
+        let trips = if innermost_in_chain { last.trips } else { None };
         let candidates: Vec<(LoopName, i64)> = if let Some(t) = trips {
             vec![(last.name.clone(), t)]
         } else {
