@@ -86,7 +86,14 @@ pub struct Record {
     pub batch_compile_s: f64,
     pub batch_run_s: f64,
     pub batch_size: usize,
+    /// Driver runs of the batch: 2 when the first was noisy and it was measured again.
+    #[serde(default = "one")]
+    pub rounds: usize,
     pub machine: Machine,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// A point whose runs spread more than this (relative MAD) is flagged noisy.
@@ -264,6 +271,7 @@ pub fn measure_batch(
             batch_compile_s: m.compile_seconds,
             batch_run_s: m.run_seconds,
             batch_size: entries.len(),
+            rounds: m.rounds,
             machine: machine.clone(),
         });
     }
@@ -483,6 +491,7 @@ pub fn default_measure_config() -> MeasureConfig {
         reps: 5,
         timeout: Duration::from_secs(120),
         compile_timeout: Duration::from_secs(15),
+        remeasure_above: Some(NOISY_SPREAD),
         ..Default::default()
     }
 }
