@@ -86,7 +86,8 @@ pub struct Record {
     pub batch_compile_s: f64,
     pub batch_run_s: f64,
     pub batch_size: usize,
-    /// Driver runs of the batch: 2 when the first was noisy and it was measured again.
+    /// Driver runs of the batch: 2 when the first was noisy and it was measured again (the
+    /// steadier run is the one recorded).
     #[serde(default = "one")]
     pub rounds: usize,
     pub machine: Machine,
