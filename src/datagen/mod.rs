@@ -159,21 +159,15 @@ pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError
         if s.is_identity() || !seen.insert(text) {
             continue;
         }
-        let copy = module.add_copy(func, &format!("v{}", schedules.len() + 1));
-        match crate::transform::apply(copy, &s) {
-            Ok(()) => {
-                copy.set_unit_attr("llvm.emit_c_interface");
-                schedules.push(s);
-            }
+        match add_variant(&module, func, schedules.len() + 1, &s) {
+            Ok(()) => schedules.push(s),
             Err(e) => {
                 log::debug!("{}: {s} refused: {e}", p.id);
                 refused += 1;
-                module.remove(copy);
             }
         }
     }
-    rename(func, "v0");
-    func.set_unit_attr("llvm.emit_c_interface");
+    mark_identity(func);
     Ok(Batch { program, schedules, mlir: module.operation().to_text(), signature, refused })
 }
 
@@ -183,13 +177,32 @@ pub fn batch_module(p: &GeneratedProgram, schedules: &[Schedule]) -> Result<Stri
     let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(e.to_string()))?;
     let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
     for (i, s) in schedules.iter().enumerate() {
-        let copy = module.add_copy(func, &format!("v{}", i + 1));
-        crate::transform::apply(copy, s).map_err(|e| fail(format!("{s}: {e}")))?;
-        copy.set_unit_attr("llvm.emit_c_interface");
+        add_variant(&module, func, i + 1, s).map_err(|e| fail(format!("{s}: {e}")))?;
     }
+    mark_identity(func);
+    Ok(module.operation().to_text())
+}
+
+/// Adds `func` transformed by `s` to the module as `v<k>`, callable by the driver; on a
+/// refusal the copy is removed again.
+fn add_variant(module: &LoadedModule, func: ir::mlir::Op, k: usize, s: &Schedule) -> Result<(), crate::transform::TransformError> {
+    let copy = module.add_copy(func, &format!("v{k}"));
+    match crate::transform::apply(copy, s) {
+        Ok(()) => {
+            copy.set_unit_attr("llvm.emit_c_interface");
+            Ok(())
+        }
+        Err(e) => {
+            module.remove(copy);
+            Err(e)
+        }
+    }
+}
+
+/// The untransformed function becomes `v0` of its batch.
+fn mark_identity(func: ir::mlir::Op) {
     rename(func, "v0");
     func.set_unit_attr("llvm.emit_c_interface");
-    Ok(module.operation().to_text())
 }
 
 /// LLVM occasionally spends minutes on one loop nest. When a batch does not compile in
