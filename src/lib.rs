@@ -5,7 +5,9 @@
 //! is what the mlir-opt plugin runs per function; [`ffi`] is its C ABI; [`mlir`] parses
 //! files for the command line and the tests.
 
+pub mod cost_model;
 pub mod datagen;
+pub mod features;
 pub mod ffi;
 pub mod ir;
 pub mod limits;

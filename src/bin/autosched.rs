@@ -2,7 +2,8 @@
 
 use affine_autosched::schedule::ScheduleSpec;
 use affine_autosched::measure::{self, Comparison, MeasureConfig};
-use affine_autosched::{mlir::LoadedModule, pass, transform};
+use affine_autosched::cost_model::{self, CostModel};
+use affine_autosched::{features, mlir::LoadedModule, pass, transform};
 
 struct RunArgs {
     file: PathBuf,
@@ -129,6 +130,47 @@ enum Command {
         #[arg(long, short)]
         out: PathBuf,
     },
+    /// Turn measured datasets (JSON Lines, plain or .gz) into the tensors the trainer reads
+    /// (onnx/train.py): computation vectors, tree tables, speedups, layout.json, meta.json.
+    Featurize {
+        inputs: Vec<PathBuf>,
+        #[arg(long, short)]
+        out: PathBuf,
+        /// Only the first N programs (for smoke tests).
+        #[arg(long)]
+        programs: Option<usize>,
+    },
+    /// Predict the speedup of a schedule on every function of FILE (or the one named by an
+    /// `@name:` prefix) with the cost model. The schedule is checked for legality first.
+    Predict {
+        file: PathBuf,
+        /// The schedule (empty: the identity).
+        #[arg(long, short, default_value = "")]
+        schedule: String,
+        /// The ONNX model (default: the shipped onnx/model.onnx).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// libonnxruntime.so to load (default: $AUTOSCHED_ONNXRUNTIME, else the .venv's).
+        #[arg(long)]
+        onnxruntime: Option<PathBuf>,
+    },
+    /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
+    /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
+    /// parity check, onnx/tests/test_parity.py).
+    Score {
+        dataset: PathBuf,
+        #[arg(long)]
+        model: Option<PathBuf>,
+        #[arg(long)]
+        onnxruntime: Option<PathBuf>,
+        /// Only the programs listed in this file (one id per line).
+        #[arg(long)]
+        program_ids: Option<PathBuf>,
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Print the computation vector's layout (the JSON the trainer reads).
+    Layout,
     /// Print the random program number INDEX of stream SEED (what datagen measures).
     Program {
         #[arg(long, default_value_t = 1)]
@@ -247,6 +289,175 @@ fn load(file: &PathBuf, allow_unregistered: bool) -> Result<LoadedModule, ExitCo
     })
 }
 
+fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<std::sync::Arc<CostModel>, ExitCode> {
+    if let Some(lib) = onnxruntime {
+        // Read by cost_model before the runtime is loaded (once per process).
+        std::env::set_var("AUTOSCHED_ONNXRUNTIME", lib);
+    }
+    cost_model::load(model.as_deref()).map_err(|e| {
+        eprintln!("autosched: error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> ExitCode {
+    let spec: ScheduleSpec = match schedule.parse() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("autosched: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let model = match load_model(model, onnxruntime) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let module = match load(&file, false) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let mut done = 0;
+    for f in module.functions() {
+        let name = f.string_attr("sym_name").unwrap_or_default();
+        if !spec.applies_to(&name) {
+            continue;
+        }
+        let program = match affine_autosched::ir::analyze_function(f) {
+            Ok(a) => a.program,
+            Err(e) => {
+                eprintln!("autosched: error: @{name}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if program.nests.is_empty() {
+            eprintln!("autosched: @{name}: no modeled loop nest, nothing to predict");
+            continue;
+        }
+        for n in &program.not_modeled {
+            eprintln!("autosched: @{name}: nest at {} not modeled ({}); predicting the others", n.location, n.reason);
+        }
+        // Predictions of illegal schedules mean nothing: check by applying (in memory).
+        if let Err(e) = transform::apply(f, &spec.schedule) {
+            eprintln!("autosched: error: @{name}: {e}");
+            return ExitCode::from(1);
+        }
+        let started = std::time::Instant::now();
+        let predicted = features::featurize(&program, &spec.schedule)
+            .map_err(|e| e.to_string())
+            .and_then(|x| model.predict(&[&x]).map_err(|e| e.to_string()));
+        match predicted {
+            Ok(p) => println!(
+                "@{name}: predicted speedup {:.3}x for '{}' ({:.1} ms)",
+                p[0],
+                spec.schedule,
+                started.elapsed().as_secs_f64() * 1e3
+            ),
+            Err(e) => {
+                eprintln!("autosched: error: @{name}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        done += 1;
+    }
+    if done == 0 && spec.function.is_some() {
+        eprintln!("autosched: error: no function matches the schedule's @-prefix");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn score(
+    dataset: PathBuf,
+    model: Option<PathBuf>,
+    onnxruntime: Option<PathBuf>,
+    program_ids: Option<PathBuf>,
+    out: PathBuf,
+) -> ExitCode {
+    let model = match load_model(model, onnxruntime) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let wanted: Option<std::collections::HashSet<String>> = match program_ids {
+        None => None,
+        Some(p) => match std::fs::read_to_string(&p) {
+            Ok(t) => Some(t.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()),
+            Err(e) => {
+                eprintln!("autosched: error: {}: {e}", p.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
+    #[derive(serde::Deserialize)]
+    struct Point {
+        program_id: String,
+        representation: affine_autosched::ir::Program,
+        schedule: String,
+        speedup: f64,
+    }
+    // Points of one program are scored together, as the search does.
+    let mut groups: Vec<(String, affine_autosched::ir::Program, Vec<(String, f64)>)> = Vec::new();
+    let read = affine_autosched::datagen::for_each_line(&dataset, |line| {
+        let Ok(p) = serde_json::from_str::<Point>(line) else { return };
+        if wanted.as_ref().is_some_and(|w| !w.contains(&p.program_id)) {
+            return;
+        }
+        match groups.last_mut() {
+            Some(g) if g.0 == p.program_id => g.2.push((p.schedule, p.speedup)),
+            _ => groups.push((p.program_id, p.representation, vec![(p.schedule, p.speedup)])),
+        }
+    });
+    if let Err(e) = read {
+        eprintln!("autosched: error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut lines = String::new();
+    let started = std::time::Instant::now();
+    let mut n = 0;
+    for (id, program, points) in &groups {
+        let mut feats = Vec::new();
+        for (s, _) in points {
+            let f = s
+                .parse::<affine_autosched::schedule::Schedule>()
+                .map_err(|e| e.to_string())
+                .and_then(|s| features::featurize(program, &s).map_err(|e| e.to_string()));
+            match f {
+                Ok(f) => feats.push(f),
+                Err(e) => {
+                    eprintln!("autosched: error: {id} '{s}': {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        for chunk in (0..feats.len()).collect::<Vec<_>>().chunks(32) {
+            let refs: Vec<&features::Featurized> = chunk.iter().map(|i| &feats[*i]).collect();
+            match model.predict(&refs) {
+                Ok(p) => {
+                    for (i, pred) in chunk.iter().zip(p) {
+                        let (s, measured) = &points[*i];
+                        lines.push_str(&format!("{id}\t{s}\t{measured}\t{pred}\n"));
+                        n += 1;
+                    }
+                }
+                Err(e) => {
+                    eprintln!("autosched: error: {id}: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    }
+    if let Err(e) = std::fs::write(&out, lines) {
+        eprintln!("autosched: error: {}: {e}", out.display());
+        return ExitCode::from(2);
+    }
+    eprintln!(
+        "scored {n} points of {} programs in {:.2} s ({})",
+        groups.len(),
+        started.elapsed().as_secs_f64(),
+        model.path().display()
+    );
+    ExitCode::SUCCESS
+}
+
 fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>) -> ExitCode {
     let spec: ScheduleSpec = match schedule.parse() {
         Ok(s) => s,
@@ -324,6 +535,37 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Featurize { inputs, out, programs } => {
+            match affine_autosched::features::dataset::featurize_dataset(&inputs, &out, programs) {
+                Ok(meta) => {
+                    eprintln!(
+                        "featurized {} points ({} programs, {} computations, {} features each) into {}; {} skipped",
+                        meta.points,
+                        meta.programs.len(),
+                        meta.computations,
+                        meta.features,
+                        out.display(),
+                        meta.skipped.len()
+                    );
+                    for s in meta.skipped.iter().take(5) {
+                        eprintln!("  skipped: {s}");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("autosched: error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::Predict { file, schedule, model, onnxruntime } => predict(file, schedule, model, onnxruntime),
+        Command::Score { dataset, model, onnxruntime, program_ids, out } => {
+            score(dataset, model, onnxruntime, program_ids, out)
+        }
+        Command::Layout => {
+            println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
+            ExitCode::SUCCESS
+        }
         Command::Program { seed, index } => {
             let p = affine_autosched::datagen::programs::generate(seed, index);
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);

@@ -1,0 +1,105 @@
+"""Loading what `autosched featurize` writes, splitting by program, and batching.
+
+A batch holds schedules of one program (thesis §3.3.3), cropped to the batch's own
+sizes: fewer computations, slots and children than the dataset's maxima. Cropping only
+drops padding, so a batch scores the same cropped or not (tests/test_model.py).
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import torch
+
+TREE_FILES = ["comp_children", "comp_counts", "loop_children", "loop_counts", "root_children", "root_counts"]
+
+
+class Featurized:
+    def __init__(self, directory):
+        d = pathlib.Path(directory)
+        self.dir = d
+        self.meta = json.loads((d / "meta.json").read_text())
+        self.layout = json.loads((d / "layout.json").read_text())
+        self.comps = np.load(d / "comps.npy")
+        self.offsets = np.load(d / "comp_offsets.npy")
+        self.tree = {name: np.load(d / f"{name}.npy") for name in TREE_FILES}
+        self.speedup = np.load(d / "speedup.npy").astype(np.float32)
+        self.program = np.load(d / "program.npy")
+        self.noisy = np.load(d / "noisy.npy").astype(bool)
+        self.klass = np.load(d / "class.npy")
+        self.classes = self.meta["classes"]
+        self.programs = self.meta["programs"]
+        if self.layout["hash"] != self.meta["layout_hash"] or self.comps.shape[1] != self.layout["features"]:
+            raise ValueError(f"{d}: tensors and layout.json disagree")
+        # Per point: how much of the padding it needs.
+        cc, lc = self.tree["comp_counts"], self.tree["loop_counts"]
+        used = (cc + lc) > 0  # [N, D, S]
+        self.depth_used = np.where(used.any(axis=2), np.arange(used.shape[1])[None, :] + 1, 0).max(axis=1)
+        slots = np.where(used, np.arange(used.shape[2])[None, None, :] + 1, 0).max(axis=(1, 2))
+        self.slots_used = np.maximum(slots, self.tree["root_counts"])
+        self.children_used = np.maximum(cc.max(axis=(1, 2)), lc.max(axis=(1, 2)))
+        self.children_used = np.maximum(self.children_used, self.tree["root_counts"])
+        self.comps_used = np.diff(self.offsets)
+
+    def __len__(self):
+        return len(self.speedup)
+
+    def inputs(self, idx, at_least=1):
+        """The model's inputs for the points `idx`, cropped to what they use (but keeping
+        at least `at_least` computations, slots and children, within the dataset's padding)."""
+        idx = np.asarray(idx)
+        t = self.tree
+        k = max(at_least, int(self.comps_used[idx].max()))
+        d = max(1, int(self.depth_used[idx].max()))
+        s = min(max(at_least, int(self.slots_used[idx].max())), t["comp_counts"].shape[2])
+        c = min(max(at_least, int(self.children_used[idx].max())), t["comp_children"].shape[3])
+        comps = np.zeros((len(idx), k, self.comps.shape[1]), dtype=np.float32)
+        for row, i in enumerate(idx):
+            lo, hi = self.offsets[i], self.offsets[i + 1]
+            comps[row, : hi - lo] = self.comps[lo:hi]
+        return [
+            torch.from_numpy(comps),
+            torch.from_numpy(np.ascontiguousarray(t["comp_children"][idx, :d, :s, :c])),
+            torch.from_numpy(np.ascontiguousarray(t["comp_counts"][idx, :d, :s])),
+            torch.from_numpy(np.ascontiguousarray(t["loop_children"][idx, :d, :s, :c])),
+            torch.from_numpy(np.ascontiguousarray(t["loop_counts"][idx, :d, :s])),
+            torch.from_numpy(np.ascontiguousarray(t["root_children"][idx, :s])),
+            torch.from_numpy(np.ascontiguousarray(t["root_counts"][idx])),
+        ]
+
+    def padded_inputs(self, idx, depth, at_least=1):
+        """Inputs with the full depth (what the exported graph takes)."""
+        x = self.inputs(idx, at_least)
+        for j in (1, 2, 3, 4):
+            pad = depth - x[j].shape[1]
+            if pad > 0:
+                shape = list(x[j].shape)
+                shape[1] = pad
+                x[j] = torch.cat([x[j], torch.zeros(shape, dtype=x[j].dtype)], dim=1)
+        return x
+
+
+def split_programs(n_programs, seed, fractions=(0.8, 0.1, 0.1)):
+    """Program indices of train / validation / test: no program in two splits."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n_programs)
+    a = int(round(fractions[0] * n_programs))
+    b = a + int(round(fractions[1] * n_programs))
+    return order[:a], order[a:b], order[b:]
+
+
+def batches(data, programs, max_batch=32, shuffle_rng=None):
+    """Lists of point indices, each of schedules of one program (at most max_batch)."""
+    wanted = set(int(p) for p in programs)
+    by_program = {}
+    for i, p in enumerate(data.program):
+        if int(p) in wanted:
+            by_program.setdefault(int(p), []).append(i)
+    out = []
+    for p in sorted(by_program):
+        points = by_program[p]
+        for lo in range(0, len(points), max_batch):
+            out.append(np.array(points[lo:lo + max_batch]))
+    if shuffle_rng is not None:
+        shuffle_rng.shuffle(out)
+    return out

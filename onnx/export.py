@@ -1,0 +1,156 @@
+"""Export a trained model (train.py's model.pt) to ONNX, and check parity.
+
+    .venv/bin/python onnx/export.py --checkpoint build/train-full/model.pt --data build/features \\
+        --out onnx/model.onnx
+
+One graph scores a batch of candidates: inputs as src/features/tensors.rs lays them out,
+with the candidates (B), computations (K), node slots (S) and children (C) dynamic and the
+depth fixed to the layout's max_depth. The graph's metadata carries the layout hash, which
+the Rust side checks before using the model.
+
+Writes next to OUT: OUT's .json (training config, held-out metrics, export facts) and a
+reference file (onnx/reference.json) of programs, schedules and the PyTorch predictions,
+which the Rust tests reproduce through their own featurizer and ONNX Runtime.
+Parity: PyTorch and onnxruntime must agree within --tolerance (relative) on every point of
+the held-out programs; the export fails otherwise.
+"""
+
+import argparse
+import gzip
+import json
+import pathlib
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import data as data_mod  # noqa: E402
+from model import INPUT_NAMES, CostModel  # noqa: E402
+
+
+def load_model(checkpoint):
+    ck = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    cfg = ck["config"]
+    model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225))
+    model.load_state_dict(ck["state"])
+    model.eval()
+    return model, cfg
+
+
+def export(model, data, path, max_depth):
+    # Example sizes of at least 2, so that no dynamic size is specialized to 1.
+    idx = np.arange(min(4, len(data)))
+    x = data.padded_inputs(idx, max_depth, at_least=2)
+    b, k, s, c = (torch.export.Dim(n) for n in ("B", "K", "S", "C"))
+    dyn = {
+        "comps": {0: b, 1: k}, "comp_children": {0: b, 2: s, 3: c}, "comp_counts": {0: b, 2: s},
+        "loop_children": {0: b, 2: s, 3: c}, "loop_counts": {0: b, 2: s},
+        "root_children": {0: b, 1: s}, "root_counts": {0: b},
+    }
+    torch.onnx.export(model, tuple(x), str(path), input_names=INPUT_NAMES, output_names=["speedup"],
+                      dynamic_shapes=dyn, dynamo=True, external_data=False, verbose=False,
+                      report=False, optimize=True)
+
+
+def set_metadata(path, entries):
+    m = onnx.load(str(path))
+    del m.metadata_props[:]
+    for key, value in entries.items():
+        p = m.metadata_props.add()
+        p.key, p.value = key, str(value)
+    onnx.save(m, str(path))
+
+
+def parity(model, session, data, programs, max_depth, tolerance):
+    """Largest relative difference between PyTorch and onnxruntime over `programs`."""
+    worst, points = 0.0, 0
+    torch_pred = np.empty(len(data))
+    for idx in data_mod.batches(data, programs):
+        x = data.padded_inputs(idx, max_depth)
+        with torch.no_grad():
+            ref = model(*x).numpy()
+        got = session.run(None, {n: t.numpy() for n, t in zip(INPUT_NAMES, x)})[0]
+        worst = max(worst, float(np.max(np.abs(got - ref) / np.abs(ref))))
+        torch_pred[idx] = ref
+        points += len(idx)
+    if worst > tolerance:
+        raise SystemExit(f"parity failed: onnxruntime differs from PyTorch by {worst:.2e} (relative)")
+    return worst, points, torch_pred
+
+
+def reference(data, dataset_path, programs, torch_pred, out, count):
+    """Programs (MLIR text), their schedules and PyTorch's predictions, for the Rust tests."""
+    want = {data.programs[p] for p in programs[:count]}
+    points = {}
+    for i, s in enumerate(data.meta["schedules"]):
+        pid = data.programs[data.program[i]]
+        if pid in want:
+            points[(pid, s)] = float(torch_pred[i])
+    progs = {}
+    with gzip.open(dataset_path, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            key = (r["program_id"], r["schedule"])
+            if key in points:
+                p = progs.setdefault(r["program_id"], {"program_id": r["program_id"], "mlir": r["mlir"],
+                                                       "schedules": [], "predicted": []})
+                p["schedules"].append(r["schedule"])
+                p["predicted"].append(points[key])
+    out.write_text(json.dumps({"programs": list(progs.values())}, indent=0))
+    return sum(len(p["schedules"]) for p in progs.values())
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--data", required=True, help="the featurized dataset the model was trained on")
+    p.add_argument("--dataset", default="onnx/data/dataset.jsonl.gz", help="its JSON Lines source")
+    p.add_argument("--out", required=True)
+    p.add_argument("--reference", default=None, help="reference file (default: OUT's directory/reference.json)")
+    p.add_argument("--reference-programs", type=int, default=6)
+    p.add_argument("--tolerance", type=float, default=1e-4)
+    args = p.parse_args(argv)
+
+    model, cfg = load_model(args.checkpoint)
+    data = data_mod.Featurized(args.data)
+    if data.layout["hash"] != cfg["layout_hash"]:
+        raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
+    max_depth = data.layout["max_depth"]
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    t = time.time()
+    export(model, data, out, max_depth)
+    set_metadata(out, {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
+                       "producer": "affine-autosched onnx/export.py"})
+    export_s = time.time() - t
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
+    worst, points, torch_pred = parity(model, session, data, test_p, max_depth, args.tolerance)
+    ref_path = pathlib.Path(args.reference) if args.reference else out.parent / "reference.json"
+    n_ref = reference(data, args.dataset, test_p, torch_pred, ref_path, args.reference_programs)
+    metrics_path = pathlib.Path(args.checkpoint).parent / "metrics.json"
+    info = {
+        "model": out.name,
+        "layout_hash": cfg["layout_hash"],
+        "bytes": out.stat().st_size,
+        "parameters": cfg.get("parameters"),
+        "export_seconds": round(export_s, 1),
+        "parity": {"points": points, "max_relative_difference": worst, "tolerance": args.tolerance},
+        "reference_points": n_ref,
+        "training": cfg,
+    }
+    if metrics_path.exists():
+        info["metrics"] = json.loads(metrics_path.read_text())
+        info["metrics"].pop("config", None)
+    out.with_suffix(".json").write_text(json.dumps(info, indent=1))
+    print(f"exported {out} ({out.stat().st_size / 1e6:.1f} MB); PyTorch vs onnxruntime on {points} held-out "
+          f"points: max relative difference {worst:.1e}; {n_ref} reference points in {ref_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

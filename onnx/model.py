@@ -1,0 +1,82 @@
+"""The recursive-LSTM speedup model of the Tiramisu cost model (thesis §3.3, Fig. 3.27-3.28).
+
+Computation vectors go through an MLP into embeddings; the loop tree is then summarized
+bottom-up: each loop node runs one LSTM over its child computations' embeddings and one
+over its child loops' embeddings, and a feed-forward layer merges the two hidden states
+into the node's embedding. A virtual root over the program's top-level nests gives the
+program embedding, which the regression head maps to the predicted speedup.
+
+The recursion is written level by level over padded index tables (the layout of
+src/features/tensors.rs): the same code trains in PyTorch and exports to one ONNX graph
+that scores a whole batch of candidates, with only the depth fixed (MAX_DEPTH levels).
+Padding never changes a result: padded children lie past the counts, and a node's
+summary is the LSTM's output at its last real child.
+"""
+
+import torch
+from torch import nn
+
+INPUT_NAMES = ["comps", "comp_children", "comp_counts", "loop_children", "loop_counts",
+               "root_children", "root_counts"]
+
+
+def mlp(sizes, dropout, last_activation=True):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        lin = nn.Linear(a, b)
+        nn.init.xavier_uniform_(lin.weight)  # Glorot, as the thesis
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if last_activation or i < len(sizes) - 2:
+            layers += [nn.ELU(), nn.Dropout(dropout)]
+    return nn.Sequential(*layers)
+
+
+class CostModel(nn.Module):
+    def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
+                 head_hidden=(200, 180), dropout=0.225):
+        super().__init__()
+        self.embed = embed
+        self.comp_mlp = mlp([features, *comp_hidden, embed], dropout)
+        self.comp_lstm = nn.LSTM(embed, embed, batch_first=True)
+        self.loop_lstm = nn.LSTM(embed, embed, batch_first=True)
+        # Summaries of "no computation children" / "no loop children".
+        self.no_comps = nn.Parameter(torch.zeros(embed))
+        self.no_loops = nn.Parameter(torch.zeros(embed))
+        self.merge = mlp([2 * embed, merge_hidden, embed], dropout)
+        self.head = mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+
+    def summarize(self, lstm, items, children, counts, empty):
+        """LSTM over each node's children.
+
+        items [B, N, H]: embeddings the children index; children [B, S, C]; counts [B, S].
+        Returns [B, S, H]: the hidden state after each node's last child, `empty` if none.
+        """
+        b, n, h = items.shape
+        s, c = children.shape[1], children.shape[2]
+        base = (torch.arange(b, dtype=children.dtype, device=children.device) * n).view(b, 1, 1)
+        flat = items.reshape(b * n, h)
+        seq = flat[(children + base).reshape(-1)].reshape(b * s, c, h)
+        out, _ = lstm(seq)
+        last = (counts.reshape(b * s) - 1).clamp(min=0)
+        picked = torch.gather(out, 1, last.view(b * s, 1, 1).expand(b * s, 1, h)).reshape(b, s, h)
+        has = (counts > 0).unsqueeze(-1)
+        return torch.where(has, picked, empty.view(1, 1, h).expand(b, s, h))
+
+    def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
+                root_children, root_counts):
+        b, k, f = comps.shape
+        d, s = comp_children.shape[1], comp_children.shape[2]
+        h = self.embed
+        e = self.comp_mlp(comps.reshape(b * k, f)).reshape(b, k, h)
+        below = torch.zeros(b, s, h, dtype=comps.dtype, device=comps.device)
+        for level in range(d - 1, -1, -1):
+            hc = self.summarize(self.comp_lstm, e, comp_children[:, level], comp_counts[:, level], self.no_comps)
+            hl = self.summarize(self.loop_lstm, below, loop_children[:, level], loop_counts[:, level], self.no_loops)
+            below = self.merge(torch.cat([hc, hl], dim=-1))
+        # The virtual root: its loop children are the top-level nests.
+        hl = self.summarize(self.loop_lstm, below, root_children.unsqueeze(1), root_counts.unsqueeze(1), self.no_loops)
+        hc = self.no_comps.view(1, 1, h).expand(b, 1, h)
+        program = self.merge(torch.cat([hc, hl], dim=-1)).reshape(b, h)
+        # Speedups are positive and span orders of magnitude: predict their logarithm.
+        return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))

@@ -1,0 +1,161 @@
+"""Train the recursive-LSTM speedup model on a featurized dataset (`autosched featurize`).
+
+    .venv/bin/python onnx/train.py --data build/features --out build/train
+
+Splits by program (80/10/10, seeded), batches schedules of one program, minimizes MAPE
+with AdamW (weight decay 0.0075) under a one-cycle learning rate (max 1e-3), and stops
+early on the validation MAPE. Writes OUT/model.pt (weights + config), OUT/history.json
+and OUT/metrics.json (held-out figures, overall and per program class). Uses a GPU when
+one is present.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import data as data_mod  # noqa: E402
+import metrics  # noqa: E402
+from model import CostModel  # noqa: E402
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True, help="directory written by `autosched featurize`")
+    p.add_argument("--out", required=True)
+    p.add_argument("--epochs", type=int, default=60)
+    p.add_argument("--patience", type=int, default=12, help="epochs without validation gain before stopping")
+    p.add_argument("--max-lr", type=float, default=1e-3)
+    p.add_argument("--weight-decay", type=float, default=0.0075)
+    p.add_argument("--dropout", type=float, default=0.225)
+    p.add_argument("--batch", type=int, default=32, help="most schedules of one program per batch")
+    p.add_argument("--noisy-weight", type=float, default=0.5,
+                   help="loss weight of points flagged noisy (their timings spread > 5%%)")
+    p.add_argument("--train-fraction", type=float, default=1.0,
+                   help="use this fraction of the training programs (learning curve)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the split, the initialization and the order")
+    p.add_argument("--split-seed", type=int, default=1)
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
+    p.add_argument("--quiet", action="store_true")
+    return p.parse_args(argv)
+
+
+def predict(model, data, batch_list, device):
+    model.eval()
+    preds = np.empty(len(data), dtype=np.float64)
+    with torch.no_grad():
+        for idx in batch_list:
+            x = [t.to(device) for t in data.inputs(idx)]
+            preds[idx] = model(*x).cpu().numpy()
+    return preds
+
+
+def evaluate(model, data, programs, device, batch):
+    bl = data_mod.batches(data, programs, batch)
+    idx = np.concatenate(bl) if bl else np.array([], dtype=int)
+    preds = predict(model, data, bl, device)
+    out = {"all": metrics.summary(preds[idx], data.speedup[idx], data.program[idx])}
+    clean = idx[~data.noisy[idx]]
+    if len(clean):
+        out["not_noisy"] = metrics.summary(preds[clean], data.speedup[clean], data.program[clean])
+    for c, name in enumerate(data.classes):
+        sel = idx[data.klass[idx] == c]
+        if len(sel):
+            out[f"class:{name}"] = metrics.summary(preds[sel], data.speedup[sel], data.program[sel])
+    return out, preds
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    data = data_mod.Featurized(args.data)
+    train_p, val_p, test_p = data_mod.split_programs(len(data.programs), args.split_seed)
+    if args.train_fraction < 1.0:
+        keep = max(1, int(round(args.train_fraction * len(train_p))))
+        train_p = train_p[:keep]
+    rng = np.random.default_rng(args.seed)
+    train_batches = data_mod.batches(data, train_p, args.batch)
+    val_batches = data_mod.batches(data, val_p, args.batch)
+    # Inputs are built once: the cost of batching is paid before the epochs.
+    cache = {id(b): [t.to(device) for t in data.inputs(b)] for b in train_batches}
+    weights = torch.from_numpy(np.where(data.noisy, args.noisy_weight, 1.0).astype(np.float32))
+    targets = torch.from_numpy(data.speedup)
+
+    config = {
+        "features": data.layout["features"],
+        "layout_hash": data.layout["hash"],
+        "dropout": args.dropout,
+        "args": vars(args),
+        "device": str(device),
+        "train_programs": int(len(train_p)),
+        "validation_programs": int(len(val_p)),
+        "test_programs": int(len(test_p)),
+        "train_points": int(sum(len(b) for b in train_batches)),
+    }
+    model = CostModel(config["features"], dropout=args.dropout).to(device)
+    config["parameters"] = int(sum(p.numel() for p in model.parameters()))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.max_lr, weight_decay=args.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.max_lr, epochs=args.epochs,
+                                                steps_per_epoch=max(1, len(train_batches)))
+    history = []
+    best = (float("inf"), None, -1)
+    t0 = time.time()
+    bar = tqdm(range(args.epochs), desc="epochs", disable=args.quiet)
+    for epoch in bar:
+        model.train()
+        order = list(range(len(train_batches)))
+        rng.shuffle(order)
+        total, count = 0.0, 0
+        for i in order:
+            idx = train_batches[i]
+            y = targets[idx].to(device)
+            w = weights[idx].to(device)
+            pred = model(*cache[id(idx)])
+            loss = torch.sum(w * torch.abs(pred - y) / y) / torch.sum(w)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(idx)
+            count += len(idx)
+        vp = predict(model, data, val_batches, device)
+        vidx = np.concatenate(val_batches)
+        val_mape = metrics.mape(vp[vidx], data.speedup[vidx])
+        history.append({"epoch": epoch + 1, "train_mape": total / max(count, 1), "val_mape": val_mape,
+                        "seconds": time.time() - t0})
+        bar.set_postfix(train=f"{total / max(count, 1):.3f}", val=f"{val_mape:.3f}")
+        if val_mape < best[0]:
+            best = (val_mape, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)
+        elif epoch + 1 - best[2] >= args.patience:
+            break
+    model.load_state_dict(best[1])
+    config["best_epoch"] = best[2]
+    config["epochs_run"] = len(history)
+    config["train_seconds"] = time.time() - t0
+    test, _ = evaluate(model, data, test_p, device, args.batch)
+    val, _ = evaluate(model, data, val_p, device, args.batch)
+    torch.save({"config": config, "state": model.cpu().state_dict()}, out / "model.pt")
+    (out / "history.json").write_text(json.dumps(history, indent=1))
+    (out / "metrics.json").write_text(json.dumps({"test": test, "validation": val, "config": config}, indent=1))
+    t = test["all"]
+    print(f"test: MAPE {t['mape']:.3f}, Pearson {t['pearson']:.3f}, Spearman {t['spearman']:.3f}, "
+          f"nDCG@5 {t['ndcg@5']:.3f} ({t['points']} points, {t['programs']} programs); "
+          f"best epoch {best[2]}, {config['train_seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

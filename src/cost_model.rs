@@ -1,0 +1,264 @@
+//! `cost_model`: the trained speedup model (onnx/model.onnx), run through ONNX Runtime.
+//!
+//! ONNX Runtime is loaded at run time (`ort`'s load-dynamic) from the Python venv's
+//! onnxruntime wheel: `$AUTOSCHED_ONNXRUNTIME` (or `$ORT_DYLIB_PATH`) when set, else the
+//! `.venv` found above the running executable, the plugin library, or the working
+//! directory. One session per model file is shared by every thread of the process (mlir-opt
+//! runs the pass on several functions at once); calls on it are serialized. A missing
+//! runtime, a missing or corrupt model, or a model trained on another feature layout is a
+//! typed error: the caller leaves the IR untouched.
+
+use crate::features::layout;
+use crate::features::tensors::{Batch, INPUTS};
+use crate::features::Featurized;
+use crate::limits::MAX_DEPTH;
+use ort::session::Session;
+use ort::value::Tensor;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("ONNX Runtime not found: set AUTOSCHED_ONNXRUNTIME to libonnxruntime.so (looked for .venv/lib/python3*/site-packages/onnxruntime/capi/ above {0})")]
+    RuntimeNotFound(String),
+    #[error("cannot load ONNX Runtime from {path}: {message}")]
+    Runtime { path: PathBuf, message: String },
+    #[error("no model file at '{0}'")]
+    MissingModel(PathBuf),
+    #[error("no model given and none found (looked for onnx/model.onnx above {0})")]
+    NoDefaultModel(String),
+    #[error("'{path}' is not a usable ONNX model: {message}")]
+    BadModel { path: PathBuf, message: String },
+    #[error("'{path}' was trained on feature layout {model}, but this build's layout is {ours}: retrain or export it again (onnx/train.py, onnx/export.py)")]
+    LayoutMismatch { path: PathBuf, model: String, ours: String },
+    #[error("inference failed: {0}")]
+    Inference(String),
+}
+
+/// A loaded model.
+pub struct CostModel {
+    path: PathBuf,
+    session: Mutex<Session>,
+}
+
+impl std::fmt::Debug for CostModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CostModel").field("path", &self.path).finish()
+    }
+}
+
+/// Where to look for `.venv` and `onnx/model.onnx`: the directories holding the running
+/// executable, the library this code is in (the mlir-opt plugin), and the working
+/// directory, with their ancestors.
+fn anchors() -> Vec<PathBuf> {
+    let mut starts = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        starts.push(exe);
+    }
+    if let Some(lib) = this_library() {
+        starts.push(lib);
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        starts.push(cwd.join("."));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for s in starts {
+        for dir in s.ancestors().skip(1).take(6) {
+            if !out.iter().any(|d| d == dir) {
+                out.push(dir.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+/// The file this code was loaded from (the plugin's .so, or the executable), read from
+/// /proc/self/maps.
+fn this_library() -> Option<PathBuf> {
+    let addr = this_library as *const () as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    for line in maps.lines() {
+        let mut parts = line.split_whitespace();
+        let range = parts.next()?;
+        let (lo, hi) = range.split_once('-')?;
+        let (lo, hi) = (usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?);
+        if (lo..hi).contains(&addr) {
+            return parts.nth(4).map(PathBuf::from);
+        }
+    }
+    None
+}
+
+fn describe_anchors(a: &[PathBuf]) -> String {
+    a.iter().take(3).map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The ONNX Runtime library to load.
+pub fn runtime_path() -> Result<PathBuf, ModelError> {
+    for var in ["AUTOSCHED_ONNXRUNTIME", "ORT_DYLIB_PATH"] {
+        if let Some(p) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            return Ok(PathBuf::from(p));
+        }
+    }
+    let mut venvs: Vec<PathBuf> = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from).into_iter().collect();
+    let anchors = anchors();
+    venvs.extend(anchors.iter().map(|a| a.join(".venv")));
+    for venv in venvs {
+        let Ok(entries) = std::fs::read_dir(venv.join("lib")) else { continue };
+        let mut pythons: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        pythons.sort();
+        for py in pythons {
+            let capi = py.join("site-packages/onnxruntime/capi");
+            let Ok(files) = std::fs::read_dir(&capi) else { continue };
+            let mut libs: Vec<PathBuf> = files
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libonnxruntime.so")))
+                .collect();
+            // The fully versioned name first (libonnxruntime.so.1.31.1).
+            libs.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+            if let Some(l) = libs.into_iter().next() {
+                return Ok(l);
+            }
+        }
+    }
+    Err(ModelError::RuntimeNotFound(describe_anchors(&anchors)))
+}
+
+/// The shipped model: onnx/model.onnx above the executable, the plugin or the working directory.
+pub fn default_model_path() -> Result<PathBuf, ModelError> {
+    let anchors = anchors();
+    anchors
+        .iter()
+        .map(|a| a.join("onnx/model.onnx"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| ModelError::NoDefaultModel(describe_anchors(&anchors)))
+}
+
+/// ONNX Runtime's environment: one per process, made on first use.
+fn environment() -> Result<&'static ort::environment::Environment, ModelError> {
+    static ENV: OnceLock<Result<ort::environment::Environment, ModelError>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let path = runtime_path()?;
+        if !path.is_file() {
+            return Err(ModelError::Runtime { path, message: "no such file".into() });
+        }
+        let runtime = |message: String| ModelError::Runtime { path: path.clone(), message };
+        guard(|| {
+            ort::init_from(&path)
+                .map_err(|e| runtime(e.to_string()))?
+                .with_name("affine-autosched")
+                .build()
+                .map_err(|e| runtime(e.to_string()))
+        })
+        .unwrap_or_else(|panic| Err(runtime(panic)))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Runs `f`, turning a panic inside ort into an error message.
+fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        p.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "ONNX Runtime panicked".into())
+    })
+}
+
+impl CostModel {
+    /// Loads `path`, or returns the already loaded model of that file.
+    pub fn load(path: &Path) -> Result<Arc<CostModel>, ModelError> {
+        static MODELS: Mutex<Vec<(PathBuf, Arc<CostModel>)>> = Mutex::new(Vec::new());
+        if !path.is_file() {
+            return Err(ModelError::MissingModel(path.to_path_buf()));
+        }
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let mut models = MODELS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, m)) = models.iter().find(|(p, _)| *p == key) {
+            return Ok(m.clone());
+        }
+        let model = Arc::new(Self::open(&key)?);
+        models.push((key, model.clone()));
+        Ok(model)
+    }
+
+    fn open(path: &Path) -> Result<CostModel, ModelError> {
+        let env = environment()?;
+        let bad = |message: String| ModelError::BadModel { path: path.to_path_buf(), message };
+        let session = guard(|| -> Result<Session, ModelError> {
+            let builder = Session::builder(env).map_err(|e| bad(e.to_string()))?;
+            // mlir-opt already runs functions on several threads; one thread per call.
+            let mut builder = builder.with_intra_threads(1).map_err(|e| bad(e.to_string()))?;
+            builder.commit_from_file(path).map_err(|e| bad(e.to_string()))
+        })
+        .map_err(bad)??;
+        let meta = session.metadata().map_err(|e| bad(e.to_string()))?;
+        let ours = layout::spec().hash;
+        match meta.custom("layout_hash") {
+            Some(h) if h == ours => {}
+            Some(h) => return Err(ModelError::LayoutMismatch { path: path.to_path_buf(), model: h, ours }),
+            None => return Err(bad("no layout_hash in its metadata (not exported by onnx/export.py)".into())),
+        }
+        drop(meta);
+        let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+        let expected: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
+        if names != expected {
+            return Err(bad(format!("inputs are {names:?}, expected {expected:?}")));
+        }
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session) })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Predicted speedups of `items` (candidates, typically of one program), one call.
+    pub fn predict(&self, items: &[&Featurized]) -> Result<Vec<f32>, ModelError> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
+            return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
+        }
+        self.predict_batch(Batch::encode(items))
+    }
+
+    /// Predicted speedups of an encoded batch.
+    pub fn predict_batch(&self, batch: Batch) -> Result<Vec<f32>, ModelError> {
+        let inf = |e: ort::Error| ModelError::Inference(e.to_string());
+        let b = batch.b;
+        let shapes = batch.shapes();
+        let result = guard(|| -> Result<Vec<f32>, ModelError> {
+            let comps = Tensor::from_array((shapes[0].clone(), batch.comps)).map_err(inf)?;
+            let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
+            let inputs = ort::inputs![
+                "comps" => comps,
+                "comp_children" => t(1, batch.comp_children)?,
+                "comp_counts" => t(2, batch.comp_counts)?,
+                "loop_children" => t(3, batch.loop_children)?,
+                "loop_counts" => t(4, batch.loop_counts)?,
+                "root_children" => t(5, batch.root_children)?,
+                "root_counts" => t(6, batch.root_counts)?,
+            ];
+            let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+            let outputs = session.run(inputs).map_err(inf)?;
+            let (_, values) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
+            Ok(values.to_vec())
+        })
+        .map_err(ModelError::Inference)??;
+        if result.len() != b {
+            return Err(ModelError::Inference(format!("{} outputs for {b} candidates", result.len())));
+        }
+        Ok(result)
+    }
+}
+
+/// Loads the model `path`, or the shipped one when `None`.
+pub fn load(path: Option<&Path>) -> Result<Arc<CostModel>, ModelError> {
+    match path {
+        Some(p) => CostModel::load(p),
+        None => CostModel::load(&default_model_path()?),
+    }
+}

@@ -1,0 +1,176 @@
+//! `autosched featurize`: a measured dataset (JSON Lines, as `autosched datagen` writes)
+//! turned into the `.npy` tensors and the `meta.json` the trainer (onnx/train.py) reads.
+//!
+//! Files written to the output directory:
+//! - `layout.json`: the computation vector's layout ([`super::layout::spec`]);
+//! - `comps.npy` f32[M, F]: every computation vector of every point, point after point,
+//!   and `comp_offsets.npy` i64[N+1]: point `i` owns rows `offsets[i]..offsets[i+1]`;
+//! - the tree tables of [`super::tensors::INPUTS`] for all N points, padded to the
+//!   dataset's maxima (`comp_children.npy`, ...);
+//! - `speedup.npy` f32[N], `program.npy` i32[N] (index into meta's programs),
+//!   `noisy.npy` i32[N], `class.npy` i32[N];
+//! - `meta.json`: programs, classes, schedules, sizes, the layout hash.
+
+use super::tensors::{write_npy, Batch};
+use super::{featurize, layout, Featurized};
+use crate::ir::Program;
+use crate::schedule::Schedule;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("I/O error on {path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error("{path}:{line}: {message}")]
+    Record { path: PathBuf, line: usize, message: String },
+}
+
+/// The fields of a dataset record the features need.
+#[derive(Deserialize)]
+struct Point {
+    program_id: String,
+    class: String,
+    representation: Program,
+    schedule: String,
+    speedup: f64,
+    #[serde(default)]
+    noisy: bool,
+}
+
+#[derive(Serialize)]
+pub struct Meta {
+    pub layout_hash: String,
+    pub features: usize,
+    pub points: usize,
+    pub computations: usize,
+    /// Padded sizes of the tree tables: slots per level and children per node.
+    pub slots: usize,
+    pub children: usize,
+    pub max_computations: usize,
+    pub programs: Vec<String>,
+    pub classes: Vec<String>,
+    pub schedules: Vec<String>,
+    pub skipped: Vec<String>,
+}
+
+/// Featurizes every point of `inputs`, keeping at most `limit` programs (all when None).
+pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -> Result<Meta, DatasetError> {
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e: std::io::Error| DatasetError::Io { path: p.clone(), message: e.to_string() }
+    };
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let mut items: Vec<Featurized> = Vec::new();
+    let mut speedup = Vec::new();
+    let mut program = Vec::new();
+    let mut noisy = Vec::new();
+    let mut class = Vec::new();
+    let mut programs: Vec<String> = Vec::new();
+    let mut program_index: HashMap<String, i32> = HashMap::new();
+    let mut classes: Vec<String> = Vec::new();
+    let mut schedules = Vec::new();
+    let mut skipped = Vec::new();
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(indicatif::ProgressStyle::with_template("{spinner} featurizing: {pos} points ({per_sec})").expect("valid template"));
+    for input in inputs {
+        let mut line_no = 0;
+        let mut failure: Option<DatasetError> = None;
+        crate::datagen::for_each_line(input, |line| {
+            line_no += 1;
+            if failure.is_some() || line.trim().is_empty() {
+                return;
+            }
+            let p: Point = match serde_json::from_str(line) {
+                Ok(p) => p,
+                Err(e) => {
+                    failure = Some(DatasetError::Record { path: input.clone(), line: line_no, message: e.to_string() });
+                    return;
+                }
+            };
+            if !program_index.contains_key(&p.program_id) {
+                if limit.is_some_and(|l| programs.len() >= l) {
+                    return;
+                }
+                program_index.insert(p.program_id.clone(), programs.len() as i32);
+                programs.push(p.program_id.clone());
+            }
+            let schedule: Schedule = match p.schedule.parse() {
+                Ok(s) => s,
+                Err(e) => {
+                    skipped.push(format!("{} '{}': {e}", p.program_id, p.schedule));
+                    return;
+                }
+            };
+            match featurize(&p.representation, &schedule) {
+                Ok(f) => {
+                    let c = classes.iter().position(|c| *c == p.class).unwrap_or_else(|| {
+                        classes.push(p.class.clone());
+                        classes.len() - 1
+                    });
+                    items.push(f);
+                    speedup.push(p.speedup as f32);
+                    program.push(program_index[&p.program_id]);
+                    noisy.push(p.noisy as i32);
+                    class.push(c as i32);
+                    schedules.push(p.schedule);
+                    bar.inc(1);
+                }
+                Err(e) => skipped.push(format!("{} '{}': {e}", p.program_id, p.schedule)),
+            }
+        })
+        .map_err(|e| DatasetError::Io { path: input.clone(), message: e.to_string() })?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
+    bar.finish_and_clear();
+
+    let n = items.len();
+    let refs: Vec<&Featurized> = items.iter().collect();
+    let probe = Batch::encode(&refs);
+    let tree = Batch::encode_padded(&refs, 0, probe.s, probe.c);
+    let shapes = tree.shapes();
+    let mut comps = Vec::new();
+    let mut offsets = vec![0i64];
+    for f in &items {
+        for v in &f.comps {
+            comps.extend_from_slice(v);
+        }
+        offsets.push(offsets[offsets.len() - 1] + f.comps.len() as i64);
+    }
+    let m = offsets[n] as usize;
+    let w = |name: &str| out.join(name);
+    write_npy(&w("comps.npy"), &[m, layout::FEATURES], &comps).map_err(io(out))?;
+    write_npy(&w("comp_offsets.npy"), &[n + 1], &offsets).map_err(io(out))?;
+    write_npy(&w("comp_children.npy"), &shapes[1], &tree.comp_children).map_err(io(out))?;
+    write_npy(&w("comp_counts.npy"), &shapes[2], &tree.comp_counts).map_err(io(out))?;
+    write_npy(&w("loop_children.npy"), &shapes[3], &tree.loop_children).map_err(io(out))?;
+    write_npy(&w("loop_counts.npy"), &shapes[4], &tree.loop_counts).map_err(io(out))?;
+    write_npy(&w("root_children.npy"), &shapes[5], &tree.root_children).map_err(io(out))?;
+    write_npy(&w("root_counts.npy"), &shapes[6], &tree.root_counts).map_err(io(out))?;
+    write_npy(&w("speedup.npy"), &[n], &speedup).map_err(io(out))?;
+    write_npy(&w("program.npy"), &[n], &program).map_err(io(out))?;
+    write_npy(&w("noisy.npy"), &[n], &noisy).map_err(io(out))?;
+    write_npy(&w("class.npy"), &[n], &class).map_err(io(out))?;
+    let spec = layout::spec();
+    let spec_text = serde_json::to_string_pretty(&spec).expect("layout serializes");
+    std::fs::write(w("layout.json"), spec_text).map_err(io(out))?;
+    let meta = Meta {
+        layout_hash: spec.hash,
+        features: layout::FEATURES,
+        points: n,
+        computations: m,
+        slots: probe.s,
+        children: probe.c,
+        max_computations: probe.k,
+        programs,
+        classes,
+        schedules,
+        skipped,
+    };
+    let meta_text = serde_json::to_string(&meta).expect("meta serializes");
+    std::fs::write(w("meta.json"), meta_text).map_err(io(out))?;
+    Ok(meta)
+}

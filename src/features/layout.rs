@@ -1,0 +1,234 @@
+//! The computation vector's layout, defined once. The seeds' layout (thesis Table 3.3):
+//! a loop part per loop level (bounds, reduction tag, transformation tags and
+//! parameters), then the assignment part (access matrices with buffer ids, operation
+//! counts). Non-boolean features are log-transformed (thesis §3.3.2): `sign(x)·ln(1+|x|)`.
+//!
+//! [`spec`] is the machine-readable form the Python trainer reads (onnx/layout.json); its
+//! `hash` is stored in the exported model, so a model trained on another layout is refused.
+
+use crate::ir::{ElemType, OpKind};
+use crate::limits::{MAX_ACCESSES, MAX_DEPTH, MAX_DIMS};
+use serde::Serialize;
+
+/// How a raw value is turned into a feature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// 0 or 1, kept as is.
+    Bool,
+    /// `sign(x)·ln(1+|x|)`.
+    Log,
+}
+
+/// Per loop level of the computation's original nest (outermost first).
+pub const LOOP_FIELDS: &[(&str, Kind)] = &[
+    ("present", Kind::Bool),
+    ("lower", Kind::Log),
+    ("upper", Kind::Log),
+    ("extent", Kind::Log),
+    ("step", Kind::Log),
+    ("non_rectangular", Kind::Bool),
+    ("reduction", Kind::Bool),
+    ("fused", Kind::Bool),
+    ("interchanged", Kind::Bool),
+    ("final_depth", Kind::Log),
+    ("innermost", Kind::Bool),
+    ("tiled", Kind::Bool),
+    ("tile_size", Kind::Log),
+    ("tile_loop_depth", Kind::Log),
+    ("unrolled", Kind::Bool),
+    ("unroll_factor", Kind::Log),
+    ("tile_loop_unroll_factor", Kind::Log),
+    ("parallel", Kind::Bool),
+    ("tile_loop_parallel", Kind::Bool),
+    ("vectorized", Kind::Bool),
+    ("vector_width", Kind::Log),
+];
+
+/// Per memory access: the store first, then the loads in expression order.
+pub const ACCESS_HEAD: &[(&str, Kind)] = &[
+    ("present", Kind::Bool),
+    ("is_store", Kind::Bool),
+    ("buffer_id", Kind::Log),
+    ("buffer_rank", Kind::Log),
+    ("buffer_elements", Kind::Log),
+    ("element_bytes", Kind::Log),
+];
+/// Access matrix: MAX_DIMS rows × (MAX_DEPTH loop columns + the constant column).
+pub const MATRIX_COLS: usize = MAX_DEPTH + 1;
+pub const ACCESS_WIDTH: usize = ACCESS_HEAD.len() + MAX_DIMS * MATRIX_COLS;
+
+/// Element types, one-hot.
+pub const ELEM_TYPES: [ElemType; 10] = [
+    ElemType::F16,
+    ElemType::Bf16,
+    ElemType::F32,
+    ElemType::F64,
+    ElemType::I1,
+    ElemType::I8,
+    ElemType::I16,
+    ElemType::I32,
+    ElemType::I64,
+    ElemType::Index,
+];
+
+/// Operation counts by kind (all result types together).
+pub const OP_KINDS: [OpKind; 22] = [
+    OpKind::Add,
+    OpKind::Sub,
+    OpKind::Mul,
+    OpKind::Div,
+    OpKind::Rem,
+    OpKind::Neg,
+    OpKind::Fma,
+    OpKind::Max,
+    OpKind::Min,
+    OpKind::Cmp,
+    OpKind::Select,
+    OpKind::Bitwise,
+    OpKind::Shift,
+    OpKind::Cast,
+    OpKind::Abs,
+    OpKind::Sqrt,
+    OpKind::Exp,
+    OpKind::Log,
+    OpKind::Pow,
+    OpKind::Trig,
+    OpKind::Round,
+    OpKind::OtherMath,
+];
+
+/// Whole-computation scalars after the one-hot type and the op counts.
+pub const COMP_SCALARS: &[(&str, Kind)] = &[
+    ("depth", Kind::Log),
+    ("accesses", Kind::Log),
+    ("constants", Kind::Log),
+    ("invariant_inputs", Kind::Log),
+    ("iterations", Kind::Log),
+    ("store_elements", Kind::Log),
+    ("position", Kind::Log),
+];
+
+pub const LOOP_PART: usize = 0;
+pub const LOOP_WIDTH: usize = LOOP_FIELDS.len();
+pub const ACCESS_PART: usize = LOOP_PART + MAX_DEPTH * LOOP_WIDTH;
+pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
+pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();
+pub const SCALAR_PART: usize = OPS_PART + OP_KINDS.len();
+/// Length of a computation vector.
+pub const FEATURES: usize = SCALAR_PART + COMP_SCALARS.len();
+
+/// Offset of a loop field at `level`.
+pub fn loop_field(level: usize, name: &str) -> usize {
+    LOOP_PART + level * LOOP_WIDTH + index_of(LOOP_FIELDS, name)
+}
+
+/// Offset of an access head field.
+pub fn access_field(access: usize, name: &str) -> usize {
+    ACCESS_PART + access * ACCESS_WIDTH + index_of(ACCESS_HEAD, name)
+}
+
+/// Offset of an access matrix entry.
+pub fn matrix_entry(access: usize, row: usize, col: usize) -> usize {
+    ACCESS_PART + access * ACCESS_WIDTH + ACCESS_HEAD.len() + row * MATRIX_COLS + col
+}
+
+pub fn scalar_field(name: &str) -> usize {
+    SCALAR_PART + index_of(COMP_SCALARS, name)
+}
+
+fn index_of(fields: &[(&str, Kind)], name: &str) -> usize {
+    fields.iter().position(|(n, _)| *n == name).unwrap_or_else(|| panic!("no feature field {name}"))
+}
+
+/// Name and kind of every feature, in order.
+pub fn fields() -> Vec<(String, Kind)> {
+    let mut out = Vec::with_capacity(FEATURES);
+    for level in 0..MAX_DEPTH {
+        out.extend(LOOP_FIELDS.iter().map(|(n, k)| (format!("loop{level}.{n}"), *k)));
+    }
+    for a in 0..MAX_ACCESSES {
+        out.extend(ACCESS_HEAD.iter().map(|(n, k)| (format!("access{a}.{n}"), *k)));
+        for r in 0..MAX_DIMS {
+            for c in 0..MATRIX_COLS {
+                let col = if c == MAX_DEPTH { "const".to_string() } else { format!("l{c}") };
+                out.push((format!("access{a}.m{r}.{col}"), Kind::Log));
+            }
+        }
+    }
+    out.extend(ELEM_TYPES.iter().map(|t| (format!("type.{}", serde_json::to_value(t).unwrap().as_str().unwrap_or("?")), Kind::Bool)));
+    out.extend(OP_KINDS.iter().map(|k| (format!("ops.{}", serde_json::to_value(k).unwrap().as_str().unwrap_or("?")), Kind::Log)));
+    out.extend(COMP_SCALARS.iter().map(|(n, k)| (n.to_string(), *k)));
+    debug_assert_eq!(out.len(), FEATURES);
+    out
+}
+
+/// The kind of every feature, in order (computed once).
+pub fn kinds() -> &'static [Kind] {
+    static KINDS: std::sync::OnceLock<Vec<Kind>> = std::sync::OnceLock::new();
+    KINDS.get_or_init(|| fields().into_iter().map(|(_, k)| k).collect())
+}
+
+/// The log transform of non-boolean features.
+pub fn log_transform(x: f64) -> f32 {
+    (x.signum() * x.abs().ln_1p()) as f32
+}
+
+/// The layout as the trainer reads it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Spec {
+    pub version: u32,
+    pub hash: String,
+    pub features: usize,
+    pub max_depth: usize,
+    pub max_accesses: usize,
+    pub max_dims: usize,
+    pub parts: Vec<(String, usize, usize)>,
+    pub fields: Vec<SpecField>,
+    /// Inputs of the model, in order, with their shapes (B: candidates, K: computations,
+    /// D: MAX_DEPTH levels, S: node slots per level, C: children per node).
+    pub inputs: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SpecField {
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// Bumped when the meaning of a field changes without changing the field list.
+pub const LAYOUT_VERSION: u32 = 1;
+
+pub fn spec() -> Spec {
+    let fields: Vec<SpecField> = fields().into_iter().map(|(name, kind)| SpecField { name, kind }).collect();
+    // FNV-1a over the version and every field: a stable fingerprint of the layout.
+    let mut h: u64 = 0xcbf29ce484222325;
+    let mut feed = |s: &str| {
+        for b in s.bytes().chain(std::iter::once(0)) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    };
+    feed(&LAYOUT_VERSION.to_string());
+    for f in &fields {
+        feed(&f.name);
+        feed(if f.kind == Kind::Bool { "b" } else { "l" });
+    }
+    Spec {
+        version: LAYOUT_VERSION,
+        hash: format!("{h:016x}"),
+        features: FEATURES,
+        max_depth: MAX_DEPTH,
+        max_accesses: MAX_ACCESSES,
+        max_dims: MAX_DIMS,
+        parts: vec![
+            ("loops".into(), LOOP_PART, ACCESS_PART),
+            ("accesses".into(), ACCESS_PART, TYPE_PART),
+            ("element_type".into(), TYPE_PART, OPS_PART),
+            ("ops".into(), OPS_PART, SCALAR_PART),
+            ("scalars".into(), SCALAR_PART, FEATURES),
+        ],
+        fields,
+        inputs: super::tensors::INPUTS.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect(),
+    }
+}

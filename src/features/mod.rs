@@ -1,0 +1,250 @@
+//! `features`: the cost model's input for one program under one schedule: a computation
+//! vector per computation ([`layout`]) and the loop tree they hang from ([`ModelTree`]).
+//! [`tensors`] pads a batch of them into the model's input tensors; `autosched featurize`
+//! writes a dataset's worth for the trainer.
+
+pub mod dataset;
+pub mod layout;
+pub mod scheduled;
+pub mod tensors;
+
+use crate::ir::{Access, Bound, CompId, ElemType, LoopId, Program};
+use crate::limits::{MAX_ACCESSES, MAX_DEPTH, MAX_DIMS};
+use crate::schedule::Schedule;
+use layout::{Kind, FEATURES};
+use scheduled::{Ent, Kid, Scheduled};
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FeatureError {
+    #[error("step {step} of the schedule: {reason}")]
+    Schedule { step: usize, reason: String },
+    #[error("computation {comp} is {depth} loops deep; the model takes at most {MAX_DEPTH}")]
+    TooDeep { comp: String, depth: usize },
+    #[error("the program has no modeled loop nest")]
+    Empty,
+}
+
+/// A node of the model's tree: its computations (in program order) and its loop
+/// children, as slot indices into the next level.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelNode {
+    pub comps: Vec<usize>,
+    pub loops: Vec<usize>,
+}
+
+/// The loop tree the model recurses over: `levels[d]` holds the loops at depth `d` (left
+/// to right); `roots` are the slots of level 0 under the program's virtual root.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelTree {
+    pub levels: Vec<Vec<ModelNode>>,
+    pub roots: Vec<usize>,
+}
+
+/// One program under one schedule, ready for the model.
+#[derive(Clone, Debug)]
+pub struct Featurized {
+    /// One vector of [`FEATURES`] values per computation, in program order.
+    pub comps: Vec<Vec<f32>>,
+    pub tree: ModelTree,
+}
+
+/// Featurizes `program` under `schedule` (which must name the program's loops).
+pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, FeatureError> {
+    if program.nests.is_empty() {
+        return Err(FeatureError::Empty);
+    }
+    let sched = Scheduled::new(program, schedule)?;
+    let ranges = loop_ranges(program);
+    let comps = program
+        .computations
+        .iter()
+        .map(|c| computation_vector(program, &sched, &ranges, c.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Featurized { comps, tree: model_tree(&sched) })
+}
+
+/// Smallest first and largest last iteration value of every loop, by interval
+/// evaluation of the bounds over the outer loops' ranges (symbols count as 0).
+fn loop_ranges(program: &Program) -> Vec<(i64, i64)> {
+    let mut out = vec![(0i64, 0i64); program.loops.len()];
+    let eval = |b: &Bound, out: &[(i64, i64)], upper: bool| -> i64 {
+        let mut v = b.constant;
+        for t in &b.loops {
+            let (lo, hi) = out[t.of];
+            let pick = if (t.coeff >= 0) == upper { hi } else { lo };
+            v = v.saturating_add(t.coeff.saturating_mul(pick));
+        }
+        v
+    };
+    // Loops are stored in pre-order, so outer loops come first.
+    for l in &program.loops {
+        let lo = eval(&l.lower, &out, false);
+        let hi = eval(&l.upper, &out, true) - 1;
+        out[l.id] = (lo, hi.max(lo));
+    }
+    out
+}
+
+fn extent(program: &Program, ranges: &[(i64, i64)], id: LoopId) -> i64 {
+    if let Some(t) = program.loops[id].trip_count {
+        return t.max(0);
+    }
+    let (lo, hi) = ranges[id];
+    let step = program.loops[id].step.max(1);
+    (hi - lo + step) / step
+}
+
+fn elem_bytes(t: ElemType) -> i64 {
+    match t {
+        ElemType::F16 | ElemType::Bf16 | ElemType::I16 => 2,
+        ElemType::F32 | ElemType::I32 => 4,
+        ElemType::F64 | ElemType::I64 | ElemType::Index => 8,
+        ElemType::I1 | ElemType::I8 => 1,
+    }
+}
+
+fn computation_vector(
+    program: &Program,
+    sched: &Scheduled,
+    ranges: &[(i64, i64)],
+    comp: CompId,
+) -> Result<Vec<f32>, FeatureError> {
+    let c = &program.computations[comp];
+    if c.iterators.len() > MAX_DEPTH {
+        return Err(FeatureError::TooDeep { comp: c.name.clone(), depth: c.iterators.len() });
+    }
+    let mut v = vec![0f64; FEATURES];
+    let mut iterations: f64 = 1.0;
+    for (level, &orig) in c.iterators.iter().enumerate() {
+        let l = &program.loops[orig];
+        let f = |name| layout::loop_field(level, name);
+        let ext = extent(program, ranges, orig);
+        iterations *= ext.max(1) as f64;
+        v[f("present")] = 1.0;
+        v[f("lower")] = l.lower.constant as f64;
+        v[f("upper")] = l.upper.constant as f64;
+        v[f("extent")] = ext as f64;
+        v[f("step")] = l.step as f64;
+        let non_rect = !(l.lower.loops.is_empty() && l.upper.loops.is_empty() && l.lower.symbols.is_empty() && l.upper.symbols.is_empty());
+        v[f("non_rectangular")] = non_rect as u8 as f64;
+        v[f("reduction")] = c.reduction_loops.contains(&orig) as u8 as f64;
+
+        let live = sched.live(orig);
+        let point = Ent { loop_id: live, tile: false };
+        let tile = Ent { loop_id: live, tile: true };
+        v[f("fused")] = sched.fused.contains(&live) as u8 as f64;
+        v[f("interchanged")] = sched.interchanged.contains(&live) as u8 as f64;
+        if let Some(node) = sched.node_of(point) {
+            v[f("final_depth")] = sched.depth(node) as f64;
+            v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
+        }
+        let pt = sched.tags(point);
+        if let Some(size) = pt.tile_size {
+            v[f("tiled")] = 1.0;
+            v[f("tile_size")] = size as f64;
+        }
+        if let Some(node) = sched.node_of(tile) {
+            v[f("tile_loop_depth")] = sched.depth(node) as f64;
+        }
+        if let Some(u) = pt.unroll {
+            v[f("unrolled")] = 1.0;
+            v[f("unroll_factor")] = u as f64;
+        }
+        let tt = sched.tags(tile);
+        if let Some(u) = tt.unroll {
+            v[f("tile_loop_unroll_factor")] = u as f64;
+        }
+        v[f("parallel")] = pt.parallel as u8 as f64;
+        v[f("tile_loop_parallel")] = tt.parallel as u8 as f64;
+        if let Some(w) = pt.vector_width.or(tt.vector_width) {
+            v[f("vectorized")] = 1.0;
+            v[f("vector_width")] = w as f64;
+        }
+    }
+
+    let accesses: Vec<(&Access, bool)> =
+        std::iter::once((&c.store, true)).chain(c.loads.iter().map(|a| (a, false))).collect();
+    for (i, (a, is_store)) in accesses.iter().take(MAX_ACCESSES).enumerate() {
+        let buf = &program.buffers[a.buffer];
+        v[layout::access_field(i, "present")] = 1.0;
+        v[layout::access_field(i, "is_store")] = *is_store as u8 as f64;
+        v[layout::access_field(i, "buffer_id")] = a.buffer as f64;
+        v[layout::access_field(i, "buffer_rank")] = buf.shape.len() as f64;
+        v[layout::access_field(i, "buffer_elements")] = buf.shape.iter().map(|d| *d as f64).product::<f64>();
+        v[layout::access_field(i, "element_bytes")] = elem_bytes(buf.element_type) as f64;
+        let cols = c.iterators.len();
+        for (r, row) in a.matrix.iter().take(MAX_DIMS).enumerate() {
+            for (j, coeff) in row.iter().enumerate() {
+                let col = if j == cols { MAX_DEPTH } else { j };
+                if col < layout::MATRIX_COLS {
+                    v[layout::matrix_entry(i, r, col)] = *coeff as f64;
+                }
+            }
+        }
+    }
+    if let Some(t) = layout::ELEM_TYPES.iter().position(|t| *t == c.element_type) {
+        v[layout::TYPE_PART + t] = 1.0;
+    }
+    for op in &c.ops {
+        if let Some(k) = layout::OP_KINDS.iter().position(|k| *k == op.kind) {
+            v[layout::OPS_PART + k] += op.count as f64;
+        }
+    }
+    let store_buf = &program.buffers[c.store.buffer];
+    v[layout::scalar_field("depth")] = c.iterators.len() as f64;
+    v[layout::scalar_field("accesses")] = accesses.len() as f64;
+    v[layout::scalar_field("constants")] = c.constants as f64;
+    v[layout::scalar_field("invariant_inputs")] = c.invariant_inputs as f64;
+    v[layout::scalar_field("iterations")] = iterations;
+    v[layout::scalar_field("store_elements")] = store_buf.shape.iter().map(|d| *d as f64).product::<f64>();
+    v[layout::scalar_field("position")] = comp as f64;
+
+    Ok(v.iter().zip(layout::kinds()).map(|(x, k)| if *k == Kind::Log { layout::log_transform(*x) } else { *x as f32 }).collect())
+}
+
+/// The scheduled tree without tile-space loops, level by level.
+fn model_tree(sched: &Scheduled) -> ModelTree {
+    let mut tree = ModelTree::default();
+    // Children of a node in the model: tile-space loops are looked through.
+    fn kids(sched: &Scheduled, node: usize, out: &mut Vec<Kid>) {
+        for k in &sched.nodes[node].children {
+            match k {
+                Kid::Node(n) if sched.nodes[*n].ent.tile => kids(sched, *n, out),
+                other => out.push(*other),
+            }
+        }
+    }
+    fn place(sched: &Scheduled, tree: &mut ModelTree, node: usize, depth: usize) -> usize {
+        if tree.levels.len() <= depth {
+            tree.levels.push(Vec::new());
+        }
+        let slot = tree.levels[depth].len();
+        tree.levels[depth].push(ModelNode::default());
+        let mut list = Vec::new();
+        kids(sched, node, &mut list);
+        let mut m = ModelNode::default();
+        for k in list {
+            match k {
+                Kid::Comp(c) => m.comps.push(c),
+                Kid::Node(n) => m.loops.push(place(sched, tree, n, depth + 1)),
+            }
+        }
+        tree.levels[depth][slot] = m;
+        slot
+    }
+    let mut top = Vec::new();
+    for r in &sched.roots {
+        if sched.nodes[*r].ent.tile {
+            kids(sched, *r, &mut top);
+        } else {
+            top.push(Kid::Node(*r));
+        }
+    }
+    for k in top {
+        if let Kid::Node(n) = k {
+            let slot = place(sched, &mut tree, n, 0);
+            tree.roots.push(slot);
+        }
+    }
+    tree
+}

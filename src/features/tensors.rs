@@ -1,0 +1,166 @@
+//! The model's input tensors for a batch of candidates, and `.npy` files of them.
+//!
+//! The tree recursion is expressed with fixed depth and padded index tables (see
+//! ARCHITECTURE.md): level `d` has `S` node slots, each with up to `C` computation children
+//! (indices into the candidate's computations) and `C` loop children (slots of level
+//! `d+1`), and a count of each. Only the depth is fixed (MAX_DEPTH); `K`, `S` and `C` are
+//! the batch's own maxima, so a small program costs little. Padding entries index slot 0
+//! and are never read past the counts, so the padding does not change the result.
+
+use super::layout::FEATURES;
+use super::Featurized;
+use crate::limits::MAX_DEPTH;
+use std::io::Write;
+use std::path::Path;
+
+/// The model's inputs, in order, with their shapes.
+pub const INPUTS: &[(&str, &str)] = &[
+    ("comps", "f32[B,K,F]"),
+    ("comp_children", "i64[B,D,S,C]"),
+    ("comp_counts", "i64[B,D,S]"),
+    ("loop_children", "i64[B,D,S,C]"),
+    ("loop_counts", "i64[B,D,S]"),
+    ("root_children", "i64[B,S]"),
+    ("root_counts", "i64[B]"),
+];
+
+/// A padded batch, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch {
+    pub b: usize,
+    pub k: usize,
+    pub s: usize,
+    pub c: usize,
+    pub comps: Vec<f32>,
+    pub comp_children: Vec<i64>,
+    pub comp_counts: Vec<i64>,
+    pub loop_children: Vec<i64>,
+    pub loop_counts: Vec<i64>,
+    pub root_children: Vec<i64>,
+    pub root_counts: Vec<i64>,
+}
+
+impl Batch {
+    /// Pads `items` to the batch's own maxima (at least 1 each).
+    pub fn encode(items: &[&Featurized]) -> Batch {
+        let k = items.iter().map(|f| f.comps.len()).max().unwrap_or(0).max(1);
+        let mut s = 1;
+        let mut c = 1;
+        for f in items {
+            s = s.max(f.tree.roots.len());
+            for level in &f.tree.levels {
+                s = s.max(level.len());
+                for n in level {
+                    c = c.max(n.comps.len()).max(n.loops.len());
+                }
+            }
+        }
+        Batch::encode_padded(items, k, s, c)
+    }
+
+    /// Pads to given sizes, which must cover every item.
+    pub fn encode_padded(items: &[&Featurized], k: usize, s: usize, c: usize) -> Batch {
+        let b = items.len();
+        let d = MAX_DEPTH;
+        let mut out = Batch {
+            b,
+            k,
+            s,
+            c,
+            comps: vec![0.0; b * k * FEATURES],
+            comp_children: vec![0; b * d * s * c],
+            comp_counts: vec![0; b * d * s],
+            loop_children: vec![0; b * d * s * c],
+            loop_counts: vec![0; b * d * s],
+            root_children: vec![0; b * s],
+            root_counts: vec![0; b],
+        };
+        for (i, f) in items.iter().enumerate() {
+            for (j, v) in f.comps.iter().enumerate().take(k) {
+                let at = (i * k + j) * FEATURES;
+                out.comps[at..at + FEATURES].copy_from_slice(v);
+            }
+            for (level, nodes) in f.tree.levels.iter().enumerate().take(d) {
+                for (slot, n) in nodes.iter().enumerate().take(s) {
+                    let node = (i * d + level) * s + slot;
+                    out.comp_counts[node] = n.comps.len().min(c) as i64;
+                    out.loop_counts[node] = n.loops.len().min(c) as i64;
+                    for (x, comp) in n.comps.iter().enumerate().take(c) {
+                        out.comp_children[node * c + x] = *comp as i64;
+                    }
+                    for (x, l) in n.loops.iter().enumerate().take(c) {
+                        out.loop_children[node * c + x] = *l as i64;
+                    }
+                }
+            }
+            out.root_counts[i] = f.tree.roots.len().min(s) as i64;
+            for (x, r) in f.tree.roots.iter().enumerate().take(s) {
+                out.root_children[i * s + x] = *r as i64;
+            }
+        }
+        out
+    }
+
+    /// Shapes of the inputs, in [`INPUTS`] order.
+    pub fn shapes(&self) -> [Vec<usize>; 7] {
+        let (b, k, s, c, d) = (self.b, self.k, self.s, self.c, MAX_DEPTH);
+        [vec![b, k, FEATURES], vec![b, d, s, c], vec![b, d, s], vec![b, d, s, c], vec![b, d, s], vec![b, s], vec![b]]
+    }
+}
+
+/// Element types `.npy` files are written with.
+pub trait NpyElem: Copy {
+    const DESCR: &'static str;
+    fn write_le(self, out: &mut Vec<u8>);
+}
+
+impl NpyElem for f32 {
+    const DESCR: &'static str = "<f4";
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl NpyElem for i64 {
+    const DESCR: &'static str = "<i8";
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl NpyElem for i32 {
+    const DESCR: &'static str = "<i4";
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Writes a C-order array as a `.npy` file (format 1.0).
+pub fn write_npy<T: NpyElem>(path: &Path, shape: &[usize], data: &[T]) -> std::io::Result<()> {
+    let expected: usize = shape.iter().product();
+    if expected != data.len() {
+        return Err(std::io::Error::other(format!(
+            "{}: shape {shape:?} holds {expected} values, got {}",
+            path.display(),
+            data.len()
+        )));
+    }
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape_text = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+    let mut header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape_text}, }}", T::DESCR);
+    // Magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = Vec::with_capacity(10 + header.len() + data.len() * 8);
+    bytes.extend_from_slice(b"\x93NUMPY\x01\x00");
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for x in data {
+        x.write_le(&mut bytes);
+    }
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    f.write_all(&bytes)?;
+    f.flush()
+}
