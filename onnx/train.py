@@ -137,6 +137,9 @@ def main(argv=None):
         history.append({"epoch": epoch + 1, "train_mape": total / max(count, 1), "val_mape": val_mape,
                         "seconds": time.time() - t0})
         bar.set_postfix(train=f"{total / max(count, 1):.3f}", val=f"{val_mape:.3f}")
+        if args.quiet:
+            print(f"epoch {epoch + 1}: train MAPE {total / max(count, 1):.4f}, validation MAPE {val_mape:.4f}, "
+                  f"{time.time() - t0:.0f} s", flush=True)
         if val_mape < best[0]:
             best = (val_mape, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)
         elif epoch + 1 - best[2] >= args.patience:

@@ -88,6 +88,8 @@ pub enum OptionError {
     BadEnum { option: &'static str, value: String, allowed: &'static str },
     #[error("option 'model': no model file at '{0}'")]
     MissingModel(String),
+    #[error("option 'model': {0}")]
+    Model(String),
     #[error("option 'dump-file': cannot write '{path}': {reason}")]
     DumpFile { path: String, reason: String },
     #[error("option 'schedule': {0}")]

@@ -6,7 +6,7 @@
 
 use crate::ir::{self, mlir::Op, Program};
 use crate::options::{OptionError, PassOptions};
-use crate::transform;
+use crate::{cost_model, features, transform};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
@@ -32,8 +32,12 @@ pub struct Diagnostic {
 /// serialized so that each program stays one whole JSON line.
 static DUMP_FILE_LOCK: Mutex<()> = Mutex::new(());
 
-/// Once per pipeline run, before any function: empties the dump file.
+/// Once per pipeline run, before any function: empties the dump file and loads the model
+/// named by `model=` (a model that cannot be used fails the run before any change).
 pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
+    if let Some(path) = &options.model {
+        cost_model::load(Some(path)).map_err(|e| OptionError::Model(e.to_string()))?;
+    }
     if let Some(path) = &options.dump_file {
         std::fs::File::create(path).map_err(|e| OptionError::DumpFile {
             path: path.display().to_string(),
@@ -108,10 +112,20 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
     }
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
+            let predicted = match predict(program, &spec.schedule, options) {
+                Ok(p) => format!(" (predicted speedup {p:.2}x)"),
+                Err(why) => {
+                    log::info!("no prediction for @{}: {why}", program.function);
+                    String::new()
+                }
+            };
             emit(Diagnostic {
                 op: Some(func),
                 severity: Severity::Remark,
-                message: format!("affine-autosched: applied schedule to @{}: {}", program.function, spec.schedule),
+                message: format!(
+                    "affine-autosched: applied schedule to @{}: {}{predicted}",
+                    program.function, spec.schedule
+                ),
             });
             Outcome::Transformed
         }
@@ -123,6 +137,14 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
             Outcome::Failed
         }
     }
+}
+
+/// The model's predicted speedup of `schedule` on `program` (the shipped model unless
+/// `model=` names one).
+fn predict(program: &Program, schedule: &crate::schedule::Schedule, options: &PassOptions) -> Result<f32, String> {
+    let model = cost_model::load(options.model.as_deref()).map_err(|e| e.to_string())?;
+    let f = features::featurize(program, schedule).map_err(|e| e.to_string())?;
+    model.predict(&[&f]).map_err(|e| e.to_string()).map(|p| p[0])
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {

@@ -1,0 +1,260 @@
+//! `features`: the layout, padding, the log transform, the model's tree, and which fields
+//! a transformation changes.
+
+use affine_autosched::features::layout::{self, Kind, FEATURES};
+use affine_autosched::features::tensors::Batch;
+use affine_autosched::features::{featurize, FeatureError, Featurized, ModelNode};
+use affine_autosched::ir::{self, Program};
+use affine_autosched::limits::{MAX_ACCESSES, MAX_DEPTH};
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::schedule::Schedule;
+use std::path::PathBuf;
+
+fn programs(name: &str) -> Vec<Program> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("test-mlir").join(name);
+    let m = LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    m.functions().into_iter().map(|f| ir::analyze_function(f).unwrap().program).collect()
+}
+
+fn gemm() -> Program {
+    programs("gemm.mlir").remove(0)
+}
+
+fn feat(p: &Program, s: &str) -> Featurized {
+    featurize(p, &s.parse::<Schedule>().unwrap()).unwrap_or_else(|e| panic!("{s}: {e}"))
+}
+
+fn log(x: f64) -> f32 {
+    layout::log_transform(x)
+}
+
+/// Value of a loop field of computation `c` at `level`.
+fn lf(f: &Featurized, c: usize, level: usize, name: &str) -> f32 {
+    f.comps[c][layout::loop_field(level, name)]
+}
+
+/// Names of the fields that differ between two vectors.
+fn changed(a: &[f32], b: &[f32]) -> Vec<String> {
+    let fields = layout::fields();
+    a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y).map(|(i, _)| fields[i].0.clone()).collect()
+}
+
+#[test]
+fn layout_is_consistent_and_fingerprinted() {
+    let fields = layout::fields();
+    assert_eq!(fields.len(), FEATURES);
+    assert_eq!(layout::kinds().len(), FEATURES);
+    let spec = layout::spec();
+    assert_eq!(spec.features, FEATURES);
+    assert_eq!(spec.max_depth, MAX_DEPTH);
+    // Parts tile the vector in order.
+    let mut at = 0;
+    for (_, lo, hi) in &spec.parts {
+        assert_eq!(*lo, at);
+        at = *hi;
+    }
+    assert_eq!(at, FEATURES);
+    assert_eq!(spec.hash, layout::spec().hash, "stable");
+    assert_eq!(spec.hash.len(), 16);
+    assert_eq!(fields[layout::loop_field(2, "tile_size")].0, "loop2.tile_size");
+    assert_eq!(fields[layout::matrix_entry(3, 1, MAX_DEPTH)].0, "access3.m1.const");
+    assert_eq!(fields[layout::access_field(MAX_ACCESSES - 1, "present")].0, format!("access{}.present", MAX_ACCESSES - 1));
+    assert_eq!(fields[layout::loop_field(0, "parallel")].1, Kind::Bool);
+    // Every name is unique.
+    let mut names: Vec<&String> = fields.iter().map(|(n, _)| n).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), FEATURES);
+}
+
+#[test]
+fn log_transform_is_signed_log1p() {
+    assert_eq!(log(0.0), 0.0);
+    assert!((log(std::f64::consts::E - 1.0) - 1.0).abs() < 1e-6);
+    assert_eq!(log(-3.0), -log(3.0));
+    assert!((log(1023.0) - (1024f64).ln() as f32).abs() < 1e-5);
+}
+
+#[test]
+fn identity_of_gemm_is_log_transformed_and_zero_padded() {
+    let p = gemm();
+    let f = feat(&p, "");
+    assert_eq!(f.comps.len(), 2);
+    assert!(f.comps.iter().all(|v| v.len() == FEATURES));
+    let s1 = 1; // C[i][j] += alpha * A[i][k] * B[k][j], three loops deep
+    assert_eq!(lf(&f, s1, 0, "present"), 1.0);
+    assert_eq!(lf(&f, s1, 0, "upper"), log(200.0));
+    assert_eq!(lf(&f, s1, 0, "extent"), log(200.0));
+    assert_eq!(lf(&f, s1, 2, "extent"), log(240.0));
+    assert_eq!(lf(&f, s1, 2, "reduction"), 1.0);
+    assert_eq!(lf(&f, s1, 0, "reduction"), 0.0);
+    assert_eq!(lf(&f, s1, 2, "final_depth"), log(2.0));
+    assert_eq!(lf(&f, s1, 2, "innermost"), 1.0);
+    // Levels past the computation's depth are all zero.
+    for level in 3..MAX_DEPTH {
+        for (name, _) in layout::LOOP_FIELDS {
+            assert_eq!(lf(&f, s1, level, name), 0.0, "loop{level}.{name}");
+        }
+    }
+    // S0 is two loops deep.
+    assert_eq!(lf(&f, 0, 1, "present"), 1.0);
+    assert_eq!(lf(&f, 0, 2, "present"), 0.0);
+    // Accesses: the store, then 3 loads; the rest is zero.
+    let v = &f.comps[s1];
+    assert_eq!(v[layout::access_field(0, "is_store")], 1.0);
+    assert_eq!(v[layout::access_field(1, "is_store")], 0.0);
+    for a in 0..4 {
+        assert_eq!(v[layout::access_field(a, "present")], 1.0);
+    }
+    for a in 4..MAX_ACCESSES {
+        assert_eq!(v[layout::access_field(a, "present")], 0.0);
+        assert_eq!(v[layout::matrix_entry(a, 0, 0)], 0.0);
+    }
+    // The store C[i][j]: rows (1 0 0 | 0), (0 1 0 | 0).
+    assert_eq!(v[layout::matrix_entry(0, 0, 0)], log(1.0));
+    assert_eq!(v[layout::matrix_entry(0, 1, 1)], log(1.0));
+    assert_eq!(v[layout::matrix_entry(0, 0, 2)], 0.0);
+    assert_eq!(v[layout::access_field(0, "buffer_elements")], log(200.0 * 220.0));
+    assert_eq!(v[layout::scalar_field("iterations")], log(200.0 * 220.0 * 240.0));
+    // f32 one-hot, op counts (1 add, 2 mul).
+    assert_eq!(v[layout::TYPE_PART + 2], 1.0);
+    assert_eq!(v[layout::OPS_PART], log(1.0));
+    assert_eq!(v[layout::OPS_PART + 2], log(2.0));
+}
+
+#[test]
+fn gemm_tree_has_one_root_and_an_inner_loop_under_j() {
+    let f = feat(&gemm(), "");
+    assert_eq!(f.tree.roots, vec![0]);
+    assert_eq!(f.tree.levels.len(), 3);
+    assert_eq!(f.tree.levels[0], vec![ModelNode { comps: vec![], loops: vec![0] }]);
+    assert_eq!(f.tree.levels[1], vec![ModelNode { comps: vec![0], loops: vec![0] }]);
+    assert_eq!(f.tree.levels[2], vec![ModelNode { comps: vec![1], loops: vec![] }]);
+}
+
+#[test]
+fn parallelize_sets_only_the_parallel_tag_of_that_loop() {
+    let p = gemm();
+    let id = feat(&p, "");
+    let f = feat(&p, "parallelize(L0)");
+    for c in 0..2 {
+        assert_eq!(changed(&id.comps[c], &f.comps[c]), vec!["loop0.parallel"]);
+    }
+    assert_eq!(f.tree, id.tree);
+}
+
+#[test]
+fn tiling_tags_the_band_and_moves_the_loops_below_the_tile_loops() {
+    let p = gemm();
+    let id = feat(&p, "");
+    let f = feat(&p, "tile(L0:32, L0.0:64)");
+    let mut c = changed(&id.comps[1], &f.comps[1]);
+    c.sort();
+    // Tile loops at depths 0 and 1; the point loops i, j, k move to depths 2, 3, 4.
+    let mut want = vec![
+        "loop0.tiled", "loop0.tile_size", "loop0.final_depth", "loop1.tiled", "loop1.tile_size",
+        "loop1.final_depth", "loop1.tile_loop_depth", "loop2.final_depth",
+    ];
+    want.sort();
+    assert_eq!(c, want);
+    assert_eq!(lf(&f, 1, 0, "tile_size"), log(32.0));
+    assert_eq!(lf(&f, 1, 1, "tile_size"), log(64.0));
+    assert_eq!(lf(&f, 1, 1, "tile_loop_depth"), log(1.0));
+    assert_eq!(lf(&f, 1, 2, "final_depth"), log(4.0));
+    // The model's tree does not show tile loops.
+    assert_eq!(f.tree, id.tree);
+    // A parallel tile loop is told apart from a parallel point loop.
+    let t = feat(&p, "tile(L0:32, L0.0:64); parallelize(L0.t)");
+    assert_eq!(lf(&t, 1, 0, "tile_loop_parallel"), 1.0);
+    assert_eq!(lf(&t, 1, 0, "parallel"), 0.0);
+}
+
+#[test]
+fn interchange_unroll_and_vectorize_tag_their_loops() {
+    let progs = programs("transform-interchange.mlir");
+    let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");
+    let inner = p.loops.iter().find(|l| l.depth == 2).unwrap().name.clone();
+    let mid = p.loops.iter().find(|l| l.depth == 1).unwrap().name.clone();
+    let f = feat(p, &format!("interchange(L0, {inner}, {mid})"));
+    assert_eq!(lf(&f, 0, 0, "interchanged"), 0.0);
+    assert_eq!(lf(&f, 0, 1, "interchanged"), 1.0);
+    assert_eq!(lf(&f, 0, 2, "interchanged"), 1.0);
+    assert_eq!(lf(&f, 0, 1, "final_depth"), log(2.0));
+    assert_eq!(lf(&f, 0, 2, "final_depth"), log(1.0));
+    assert_eq!(lf(&f, 0, 1, "innermost"), 1.0);
+    assert_eq!(lf(&f, 0, 2, "innermost"), 0.0);
+    let u = feat(p, &format!("unroll({inner}:4); vectorize({inner}:8)"));
+    assert_eq!(lf(&u, 0, 2, "unrolled"), 1.0);
+    assert_eq!(lf(&u, 0, 2, "unroll_factor"), log(4.0));
+    assert_eq!(lf(&u, 0, 2, "vectorized"), 1.0);
+    assert_eq!(lf(&u, 0, 2, "vector_width"), log(8.0));
+    assert_eq!(lf(&u, 0, 1, "unrolled"), 0.0);
+}
+
+#[test]
+fn fusion_merges_the_trees_and_tags_the_fused_loops() {
+    let progs = programs("transform-fuse.mlir");
+    let p = progs.iter().find(|p| p.function == "producer_consumer").unwrap();
+    let id = feat(p, "");
+    assert_eq!(id.tree.roots.len(), 2);
+    let f = feat(p, "fuse(L0, L1, 2)");
+    assert_eq!(f.tree.roots, vec![0]);
+    assert_eq!(f.tree.levels[1], vec![ModelNode { comps: vec![0, 1], loops: vec![] }]);
+    for c in 0..2 {
+        assert_eq!(lf(&f, c, 0, "fused"), 1.0);
+        assert_eq!(lf(&f, c, 1, "fused"), 1.0);
+    }
+    // Fusing one loop keeps two inner loops under one root.
+    let f1 = feat(p, "fuse(L0, L1, 1); parallelize(L1)");
+    assert_eq!(f1.tree.roots.len(), 1);
+    assert_eq!(f1.tree.levels[0][0].loops.len(), 2);
+    // A step on the merged loop tags the computations of both nests.
+    assert_eq!(lf(&f1, 0, 0, "parallel"), 1.0);
+    assert_eq!(lf(&f1, 1, 0, "parallel"), 1.0);
+    assert_eq!(lf(&f1, 0, 1, "fused"), 0.0);
+}
+
+#[test]
+fn triangular_bounds_are_marked_non_rectangular() {
+    let p = programs("syrk.mlir").remove(0);
+    let f = feat(&p, "");
+    assert_eq!(lf(&f, 0, 1, "non_rectangular"), 1.0);
+    assert_eq!(lf(&f, 0, 0, "non_rectangular"), 0.0);
+    // j < i + 1 with i < 240: at most 240 iterations.
+    assert_eq!(lf(&f, 0, 1, "extent"), log(240.0));
+}
+
+#[test]
+fn unknown_loops_are_errors() {
+    let p = gemm();
+    let e = featurize(&p, &"parallelize(L7)".parse().unwrap()).unwrap_err();
+    assert!(matches!(e, FeatureError::Schedule { step: 1, .. }), "{e}");
+    let e = featurize(&p, &"tile(L0:4); tile(L0.t:2)".parse().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("tile loop"), "{e}");
+}
+
+#[test]
+fn batches_pad_to_their_own_maxima() {
+    let p = gemm();
+    let a = feat(&p, "");
+    let fuse = programs("transform-fuse.mlir").into_iter().find(|p| p.function == "producer_consumer").unwrap();
+    let b = feat(&fuse, "");
+    let batch = Batch::encode(&[&a, &b]);
+    // Two slots for the two roots of the second program; one child per node at most.
+    assert_eq!((batch.b, batch.k, batch.s, batch.c), (2, 2, 2, 1));
+    let shapes = batch.shapes();
+    assert_eq!(shapes[0], vec![2, 2, FEATURES]);
+    assert_eq!(shapes[1], vec![2, MAX_DEPTH, 2, 1]);
+    assert_eq!(batch.root_counts, vec![1, 2]);
+    assert_eq!(&batch.root_children[2..4], &[0, 1]);
+    // gemm, level 1, slot 0: one computation (S0) and one loop child.
+    let node = 2; // (candidate 0 · D + level 1) · S + slot 0
+    assert_eq!(batch.comp_counts[node], 1);
+    assert_eq!(batch.loop_counts[node], 1);
+    // Candidate 0 has nothing at level 3 and beyond.
+    assert!(batch.comp_counts[3 * 2..MAX_DEPTH * 2].iter().all(|c| *c == 0));
+    // Computation vectors are copied whole, padding rows are zero.
+    assert_eq!(&batch.comps[..FEATURES], &a.comps[0][..]);
+    let one = Batch::encode(&[&a]);
+    assert_eq!((one.k, one.s, one.c), (2, 1, 1));
+}
