@@ -88,8 +88,9 @@ def split_programs(n_programs, seed, fractions=(0.8, 0.1, 0.1)):
     return order[:a], order[a:b], order[b:]
 
 
-def batches(data, programs, max_batch=32, shuffle_rng=None):
-    """Lists of point indices, each of schedules of one program (at most max_batch)."""
+def batches(data, programs, max_batch=32, shuffle_rng=None, programs_per_batch=1):
+    """Lists of point indices: each the schedules of `programs_per_batch` programs (whole,
+    at most max_batch per program)."""
     wanted = set(int(p) for p in programs)
     by_program = {}
     for i, p in enumerate(data.program):
@@ -100,6 +101,10 @@ def batches(data, programs, max_batch=32, shuffle_rng=None):
         points = by_program[p]
         for lo in range(0, len(points), max_batch):
             out.append(np.array(points[lo:lo + max_batch]))
+    if programs_per_batch > 1:
+        if shuffle_rng is not None:
+            shuffle_rng.shuffle(out)
+        out = [np.concatenate(out[i:i + programs_per_batch]) for i in range(0, len(out), programs_per_batch)]
     if shuffle_rng is not None:
         shuffle_rng.shuffle(out)
     return out

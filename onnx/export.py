@@ -35,7 +35,7 @@ from model import INPUT_NAMES, CostModel  # noqa: E402
 def load_model(checkpoint):
     ck = torch.load(checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225))
+    model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225), residual=cfg.get("residual", True))
     model.load_state_dict(ck["state"])
     model.eval()
     return model, cfg
@@ -84,7 +84,7 @@ def parity(model, session, data, programs, max_depth, tolerance):
 
 def reference(data, dataset_path, programs, torch_pred, out, count):
     """Programs (MLIR text), their schedules and PyTorch's predictions, for the Rust tests."""
-    want = {data.programs[p] for p in programs[:count]}
+    want = {data.programs[p] for p in (programs if count <= 0 else programs[:count])}
     points = {}
     for i, s in enumerate(data.meta["schedules"]):
         pid = data.programs[data.program[i]]
@@ -111,7 +111,7 @@ def main(argv=None):
     p.add_argument("--dataset", default="onnx/data/dataset.jsonl.gz", help="its JSON Lines source")
     p.add_argument("--out", required=True)
     p.add_argument("--reference", default=None, help="reference file (default: OUT's directory/reference.json)")
-    p.add_argument("--reference-programs", type=int, default=6)
+    p.add_argument("--reference-programs", type=int, default=6, help="held-out programs in the reference (0: all)")
     p.add_argument("--tolerance", type=float, default=1e-4)
     args = p.parse_args(argv)
 

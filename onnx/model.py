@@ -34,17 +34,39 @@ def mlp(sizes, dropout, last_activation=True):
 
 class CostModel(nn.Module):
     def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
-                 head_hidden=(200, 180), dropout=0.225):
+                 head_hidden=(200, 180), dropout=0.225, residual=True):
         super().__init__()
         self.embed = embed
+        # Per-feature standardization, fitted on the training set (set_normalization) and
+        # exported with the weights: the schedule's tags are a few small fields among
+        # large log-sizes, and would be drowned without it.
+        self.register_buffer("feature_mean", torch.zeros(features))
+        self.register_buffer("feature_scale", torch.ones(features))
         self.comp_mlp = mlp([features, *comp_hidden, embed], dropout)
         self.comp_lstm = nn.LSTM(embed, embed, batch_first=True)
         self.loop_lstm = nn.LSTM(embed, embed, batch_first=True)
         # Summaries of "no computation children" / "no loop children".
         self.no_comps = nn.Parameter(torch.zeros(embed))
         self.no_loops = nn.Parameter(torch.zeros(embed))
+        # The loop embedding is layer-normalized: without it, the summaries shrink at every
+        # level of the recursion (LSTM outputs are a fraction of their inputs) and the
+        # schedule's signal is lost before the head (measured: training stalls at the
+        # constant predictor's loss).
         self.merge = mlp([2 * embed, merge_hidden, embed], dropout)
+        self.residual = residual
+        if residual:
+            self.norm = nn.LayerNorm(embed)
+            for lstm in (self.comp_lstm, self.loop_lstm):
+                # Input and output gates open at the start (PyTorch's gate order: i, f, g, o).
+                with torch.no_grad():
+                    lstm.bias_ih_l0[:embed].fill_(1.0)
+                    lstm.bias_ih_l0[3 * embed:].fill_(1.0)
         self.head = mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+
+    def set_normalization(self, mean, std):
+        std = torch.as_tensor(std, dtype=torch.float32)
+        self.feature_mean.copy_(torch.as_tensor(mean, dtype=torch.float32))
+        self.feature_scale.copy_(torch.where(std > 1e-6, 1.0 / std, torch.ones_like(std)))
 
     def summarize(self, lstm, items, children, counts, empty):
         """LSTM over each node's children.
@@ -63,20 +85,26 @@ class CostModel(nn.Module):
         has = (counts > 0).unsqueeze(-1)
         return torch.where(has, picked, empty.view(1, 1, h).expand(b, s, h))
 
+    def unit(self, hc, hl):
+        """The loop embedding from the two summaries (thesis Fig. 3.28)."""
+        x = self.merge(torch.cat([hc, hl], dim=-1))
+        return self.norm(x + hc + hl) if self.residual else x
+
     def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
                 root_children, root_counts):
         b, k, f = comps.shape
         d, s = comp_children.shape[1], comp_children.shape[2]
         h = self.embed
-        e = self.comp_mlp(comps.reshape(b * k, f)).reshape(b, k, h)
+        x = (comps.reshape(b * k, f) - self.feature_mean) * self.feature_scale
+        e = self.comp_mlp(x).reshape(b, k, h)
         below = torch.zeros(b, s, h, dtype=comps.dtype, device=comps.device)
         for level in range(d - 1, -1, -1):
             hc = self.summarize(self.comp_lstm, e, comp_children[:, level], comp_counts[:, level], self.no_comps)
             hl = self.summarize(self.loop_lstm, below, loop_children[:, level], loop_counts[:, level], self.no_loops)
-            below = self.merge(torch.cat([hc, hl], dim=-1))
+            below = self.unit(hc, hl)
         # The virtual root: its loop children are the top-level nests.
         hl = self.summarize(self.loop_lstm, below, root_children.unsqueeze(1), root_counts.unsqueeze(1), self.no_loops)
         hc = self.no_comps.view(1, 1, h).expand(b, 1, h)
-        program = self.merge(torch.cat([hc, hl], dim=-1)).reshape(b, h)
+        program = self.unit(hc, hl).reshape(b, h)
         # Speedups are positive and span orders of magnitude: predict their logarithm.
         return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))

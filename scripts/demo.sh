@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job, for now: show what the pass sees in a PolyBench kernel, then apply two
-# hand-written schedules and measure them against the original on this machine (outputs
-# checked bit for bit). Once the cost model and the search land, the pass picks the
-# schedule itself and this shows its choice and its measured speedup.
+# The main job, for now: show what the pass sees in a PolyBench kernel, then take two
+# hand-written schedules, ask the shipped cost model for their predicted speedups, and
+# measure them against the original on this machine (outputs checked bit for bit). Once
+# the search lands, the pass picks the schedule itself and this shows its choice.
 #   bash scripts/demo.sh [KERNEL.mlir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +21,11 @@ echo "== autosched describe --tree $kernel"
 if [[ "$kernel" == benchmarks/kernels/gemm.mlir ]]; then
   for schedule in "parallelize(L0)" "parallelize(L0); vectorize(L0.1.0:4)"; do
     echo
-    echo "== autosched run $kernel --schedule \"$schedule\""
+    echo "== autosched predict / run $kernel --schedule \"$schedule\""
+    "$autosched" predict "$kernel" --schedule "$schedule"
     "$autosched" run "$kernel" --schedule "$schedule" --reps 3 --warmup 1
   done
   echo
   echo "(The second schedule is legal but slower: LLVM already vectorizes the naive j loop"
-  echo " 16 lanes wide. Telling such schedules apart is the cost model's job.)"
+  echo " 16 lanes wide. Telling such schedules apart is the cost model's job: onnx/REPORT.md.)"
 fi

@@ -16,7 +16,7 @@ cargo test --release 2>&1 | tee build/cargo-test.log
 echo "== lit"
 .venv/bin/lit -sv test-mlir 2>&1 | tee build/lit.log
 
-echo "== pytest (Python side: the Ray driver of the data generator)"
+echo "== pytest (Python side: the Ray driver, training smoke, export and parity)"
 .venv/bin/python -m pytest -q onnx/tests 2>&1 | tee build/pytest.log
 
 # One summary line over all runners (each failed above already if anything failed).

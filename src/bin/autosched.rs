@@ -168,6 +168,10 @@ enum Command {
         program_ids: Option<PathBuf>,
         #[arg(long, short)]
         out: PathBuf,
+        /// Also time inference on batches of N candidates (the first program's points,
+        /// repeated): median/min/max over 50 calls, written to OUT.timing.json.
+        #[arg(long)]
+        time_batch: Option<usize>,
     },
     /// Print the computation vector's layout (the JSON the trainer reads).
     Layout,
@@ -372,6 +376,7 @@ fn score(
     onnxruntime: Option<PathBuf>,
     program_ids: Option<PathBuf>,
     out: PathBuf,
+    time_batch: Option<usize>,
 ) -> ExitCode {
     let model = match load_model(model, onnxruntime) {
         Ok(m) => m,
@@ -413,6 +418,7 @@ fn score(
     let mut lines = String::new();
     let started = std::time::Instant::now();
     let mut n = 0;
+    let mut timed = false;
     for (id, program, points) in &groups {
         let mut feats = Vec::new();
         for (s, _) in points {
@@ -427,6 +433,32 @@ fn score(
                     return ExitCode::from(1);
                 }
             }
+        }
+        if let (Some(size), false) = (time_batch, timed) {
+            timed = true;
+            let refs: Vec<&features::Featurized> = (0..size.max(1)).map(|i| &feats[i % feats.len()]).collect();
+            let mut ms = Vec::new();
+            for _ in 0..50 {
+                let t = std::time::Instant::now();
+                if let Err(e) = model.predict(&refs) {
+                    eprintln!("autosched: error: {id}: {e}");
+                    return ExitCode::from(1);
+                }
+                ms.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            ms.sort_by(f64::total_cmp);
+            let machine = affine_autosched::datagen::Machine::detect(1);
+            let timing = serde_json::json!({
+                "batch": size, "repetitions": ms.len(), "median_ms": ms[ms.len() / 2], "min_ms": ms[0],
+                "max_ms": ms[ms.len() - 1], "program": id,
+                "machine": format!("{} ({} cores)", machine.cpu, machine.cores),
+            });
+            let path = PathBuf::from(format!("{}.timing.json", out.display()));
+            if let Err(e) = std::fs::write(&path, timing.to_string()) {
+                eprintln!("autosched: error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            eprintln!("inference, batches of {size}: median {:.2} ms (min {:.2}, max {:.2})", ms[ms.len() / 2], ms[0], ms[ms.len() - 1]);
         }
         for chunk in (0..feats.len()).collect::<Vec<_>>().chunks(32) {
             let refs: Vec<&features::Featurized> = chunk.iter().map(|i| &feats[*i]).collect();
@@ -559,8 +591,8 @@ fn main() -> ExitCode {
             }
         }
         Command::Predict { file, schedule, model, onnxruntime } => predict(file, schedule, model, onnxruntime),
-        Command::Score { dataset, model, onnxruntime, program_ids, out } => {
-            score(dataset, model, onnxruntime, program_ids, out)
+        Command::Score { dataset, model, onnxruntime, program_ids, out, time_batch } => {
+            score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
         Command::Layout => {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

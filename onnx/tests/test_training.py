@@ -1,0 +1,104 @@
+"""Training smoke test: featurize a few programs of the committed dataset, train two
+epochs, export to ONNX, and check that PyTorch, Python onnxruntime and the Rust side
+(`autosched score`) agree within 1e-4 on every held-out point; then that bad models are
+refused with a clear error."""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import onnx
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "onnx"))
+
+import export  # noqa: E402
+import train  # noqa: E402
+
+AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
+DATASET = ROOT / "onnx" / "data" / "dataset.jsonl.gz"
+GEMM = ROOT / "test-mlir" / "gemm.mlir"
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    if not AUTOSCHED.exists():
+        pytest.fail("build first (scripts/setup.sh): no build/cargo/release/autosched")
+    tmp = tmp_path_factory.mktemp("train")
+    feats = tmp / "features"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "40"], check=True)
+    assert train.main(["--data", str(feats), "--out", str(tmp / "run"), "--epochs", "2", "--quiet"]) == 0
+    model = tmp / "model.onnx"
+    assert export.main(["--checkpoint", str(tmp / "run" / "model.pt"), "--data", str(feats),
+                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
+    return tmp, model
+
+
+def test_training_writes_metrics_and_history(trained):
+    tmp, _ = trained
+    history = json.loads((tmp / "run" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]
+    m = json.loads((tmp / "run" / "metrics.json").read_text())
+    assert m["test"]["all"]["points"] > 0
+    assert 0 < m["test"]["all"]["mape"] < 10
+
+
+def test_export_metadata_and_python_parity(trained):
+    _, model = trained
+    info = json.loads(model.with_suffix(".json").read_text())
+    assert info["parity"]["max_relative_difference"] <= 1e-4
+    assert info["parity"]["points"] > 0
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    layout = json.loads(subprocess.run([AUTOSCHED, "layout"], check=True, capture_output=True, text=True).stdout)
+    assert meta["layout_hash"] == layout["hash"]
+
+
+def test_rust_agrees_with_pytorch_on_every_held_out_point(trained):
+    tmp, model = trained
+    ref = json.loads((model.parent / "reference.json").read_text())
+    expected = {(p["program_id"], s): v for p in ref["programs"] for s, v in zip(p["schedules"], p["predicted"])}
+    ids = tmp / "ids.txt"
+    ids.write_text("\n".join(p["program_id"] for p in ref["programs"]))
+    out = tmp / "scores.tsv"
+    subprocess.run([AUTOSCHED, "score", DATASET, "--model", model, "--program-ids", ids, "--out", out], check=True)
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert len(rows) == len(expected) > 0
+    for pid, sched, _, pred in rows:
+        want = expected[(pid, sched)]
+        assert abs(float(pred) - want) <= 1e-4 * abs(want), (pid, sched, pred, want)
+
+
+def predict(model, extra_env=None):
+    import os
+    env = dict(os.environ, **(extra_env or {}))
+    return subprocess.run([AUTOSCHED, "predict", GEMM, "-s", "parallelize(L0)", "--model", model],
+                          capture_output=True, text=True, env=env)
+
+
+def test_predict_runs_the_model(trained):
+    _, model = trained
+    r = predict(model)
+    assert r.returncode == 0, r.stderr
+    assert "@gemm: predicted speedup" in r.stdout
+
+
+def test_bad_models_are_refused_clearly(trained, tmp_path):
+    _, model = trained
+    r = predict(tmp_path / "missing.onnx")
+    assert r.returncode == 2 and "no model file" in r.stderr
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"not an onnx model")
+    r = predict(corrupt)
+    assert r.returncode == 2 and "not a usable ONNX model" in r.stderr
+    m = onnx.load(str(model))
+    for p in m.metadata_props:
+        if p.key == "layout_hash":
+            p.value = "0123456789abcdef"
+    wrong = tmp_path / "wrong-layout.onnx"
+    onnx.save(m, str(wrong))
+    r = predict(wrong)
+    assert r.returncode == 2 and "trained on feature layout 0123456789abcdef" in r.stderr
+    r = predict(model, {"AUTOSCHED_ONNXRUNTIME": str(tmp_path / "no-such-lib.so")})
+    assert r.returncode == 2 and "cannot load ONNX Runtime" in r.stderr

@@ -1,0 +1,93 @@
+//! `cost_model` with the shipped model: the Rust featurizer + ONNX Runtime reproduce the
+//! predictions PyTorch made at export time (onnx/reference.json), one batch per program;
+//! missing and corrupt models are typed errors.
+
+use affine_autosched::cost_model::{self, CostModel, ModelError};
+use affine_autosched::features::{featurize, Featurized};
+use affine_autosched::ir;
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::schedule::Schedule;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[derive(Deserialize)]
+struct Reference {
+    programs: Vec<RefProgram>,
+}
+
+#[derive(Deserialize)]
+struct RefProgram {
+    program_id: String,
+    mlir: String,
+    schedules: Vec<String>,
+    predicted: Vec<f32>,
+}
+
+#[test]
+fn shipped_model_matches_pytorch_on_the_reference_points() {
+    let model = CostModel::load(&root().join("onnx/model.onnx")).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(root().join("onnx/reference.json")).expect("onnx/reference.json");
+    let reference: Reference = serde_json::from_str(&text).unwrap();
+    assert!(reference.programs.len() >= 3);
+    let mut checked = 0;
+    for p in &reference.programs {
+        let module = LoadedModule::from_source(&p.mlir).unwrap();
+        let program = ir::analyze_function(module.functions()[0]).unwrap().program;
+        let feats: Vec<Featurized> =
+            p.schedules.iter().map(|s| featurize(&program, &s.parse::<Schedule>().unwrap()).unwrap()).collect();
+        let refs: Vec<&Featurized> = feats.iter().collect();
+        let got = model.predict(&refs).unwrap();
+        for ((s, want), got) in p.schedules.iter().zip(&p.predicted).zip(&got) {
+            let rel = (got - want).abs() / want.abs();
+            assert!(rel <= 1e-4, "{} '{s}': Rust {got}, PyTorch {want} ({rel:.1e})", p.program_id);
+            checked += 1;
+        }
+        // One candidate alone scores as in the batch (padding changes nothing).
+        let alone = model.predict(&refs[..1]).unwrap();
+        assert!((alone[0] - got[0]).abs() <= 1e-5 * got[0].abs());
+    }
+    assert!(checked >= 20, "only {checked} reference points");
+}
+
+#[test]
+fn the_shipped_model_is_found_and_shared() {
+    let a = cost_model::load(None).unwrap_or_else(|e| panic!("{e}"));
+    let b = CostModel::load(&root().join("onnx/model.onnx")).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&a, &b), "one session per model file");
+    assert!(cost_model::runtime_path().unwrap().to_string_lossy().contains("onnxruntime"));
+}
+
+#[test]
+fn predictions_from_many_threads_agree() {
+    let model = cost_model::load(None).unwrap();
+    let module = LoadedModule::from_file(&root().join("test-mlir/gemm.mlir")).unwrap();
+    let program = ir::analyze_function(module.functions()[0]).unwrap().program;
+    let f = featurize(&program, &"parallelize(L0); unroll(L0.0.0:4)".parse().unwrap()).unwrap();
+    let alone = model.predict(&[&f]).unwrap()[0];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| (0..10).map(|_| model.predict(&[&f]).unwrap()[0]).collect::<Vec<f32>>()))
+            .collect();
+        for h in handles {
+            assert!(h.join().unwrap().iter().all(|p| *p == alone));
+        }
+    });
+}
+
+#[test]
+fn missing_and_corrupt_models_are_errors() {
+    let dir = std::env::temp_dir().join(format!("autosched-cm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("missing.onnx");
+    assert!(matches!(CostModel::load(&missing), Err(ModelError::MissingModel(_))));
+    let corrupt = dir.join("corrupt.onnx");
+    std::fs::write(&corrupt, b"\x08\x07garbage").unwrap();
+    let e = CostModel::load(&corrupt).unwrap_err();
+    assert!(matches!(e, ModelError::BadModel { .. }), "{e}");
+    assert!(e.to_string().contains("corrupt.onnx"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
