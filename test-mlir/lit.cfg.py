@@ -26,7 +26,10 @@ if shutil.which("mlir-opt-22") is None:
 
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%autosched", autosched))
-config.substitutions.append(("%python", os.environ.get("AUTOSCHED_PYTHON", "python3")))
+# The project's venv (it has onnx, numpy, ...), unless overridden.
+venv_python = os.path.join(root, ".venv", "bin", "python")
+default_python = venv_python if os.path.exists(venv_python) else "python3"
+config.substitutions.append(("%python", os.environ.get("AUTOSCHED_PYTHON", default_python)))
 # FileCheck, not and count come from LLVM 22.
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "")])
 for var in ("HOME", "RUST_LOG", "TMPDIR"):
