@@ -124,6 +124,12 @@ def main(argv=None):
     ax[1].plot(xs, [c[2]["ndcg@5"] for c in curve], "s-", label="nDCG@5")
     ax[1].set(xscale="log", xlabel="training points", ylabel="held-out score")
     ax[1].legend()
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    for a in ax:
+        a.xaxis.set_major_formatter(ScalarFormatter())
+        a.xaxis.set_minor_formatter(NullFormatter())
+        a.set_xticks(xs)
+        a.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(ROOT / "onnx/learning-curve.png", dpi=110)
 
