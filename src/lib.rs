@@ -16,4 +16,5 @@ pub mod mlir;
 pub mod options;
 pub mod pass;
 pub mod schedule;
+pub mod search;
 pub mod transform;

@@ -83,6 +83,16 @@ pub enum TransformError {
 
 /// Applies `schedule` to `func` (a `func.func`), or leaves it unchanged and says why.
 pub fn apply(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
+    transact(func, schedule, true)
+}
+
+/// Whether `schedule` applies to `func` (legal, verifies), without changing `func`: the
+/// steps run on a detached clone that is then discarded.
+pub fn check(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
+    transact(func, schedule, false)
+}
+
+fn transact(func: Op, schedule: &Schedule, commit: bool) -> Result<(), TransformError> {
     if schedule.is_identity() {
         return Ok(());
     }
@@ -107,8 +117,12 @@ pub fn apply(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
         Ok(())
     })();
     match result {
-        Ok(()) => {
+        Ok(()) if commit => {
             unsafe { autosched_tx_commit(func.0, clone) };
+            Ok(())
+        }
+        Ok(()) => {
+            unsafe { autosched_tx_destroy(clone) };
             Ok(())
         }
         Err(e) => {

@@ -154,6 +154,22 @@ enum Command {
         #[arg(long)]
         onnxruntime: Option<PathBuf>,
     },
+    /// Search a schedule for every function of FILE with the cost model (beam search), apply
+    /// the best, and print the module. A function stays as it is when no schedule is
+    /// predicted faster than the original.
+    Optimize {
+        file: PathBuf,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_BEAM_WIDTH as usize)]
+        beam_width: usize,
+        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MAX_DEPTH as usize)]
+        max_depth: usize,
+        #[arg(long)]
+        model: Option<PathBuf>,
+        #[arg(long)]
+        onnxruntime: Option<PathBuf>,
+    },
     /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
     /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
     /// parity check, onnx/tests/test_parity.py).
@@ -368,6 +384,78 @@ fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime:
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
+}
+
+fn optimize(
+    file: PathBuf,
+    output: Option<PathBuf>,
+    beam_width: usize,
+    max_depth: usize,
+    model: Option<PathBuf>,
+    onnxruntime: Option<PathBuf>,
+) -> ExitCode {
+    let model = match load_model(model, onnxruntime) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let module = match load(&file, false) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let cfg = affine_autosched::search::SearchConfig { beam_width: beam_width.max(1), max_depth };
+    for f in module.functions() {
+        let name = f.string_attr("sym_name").unwrap_or_default();
+        let program = match affine_autosched::ir::analyze_function(f) {
+            Ok(a) => a.program,
+            Err(e) => {
+                eprintln!("autosched: @{name}: left unchanged: {e}");
+                continue;
+            }
+        };
+        if program.nests.is_empty() {
+            continue;
+        }
+        let result = match affine_autosched::search::beam_search(f, &program, &model, cfg) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("autosched: @{name}: left unchanged: {e}");
+                continue;
+            }
+        };
+        let identity = result.ranked.iter().find(|s| s.schedule.is_identity()).map(|s| s.predicted).unwrap_or(1.0);
+        let best = result.best();
+        let summary = format!(
+            "{} candidates proposed, {} legal and scored, {:.2} s",
+            result.proposed, result.scored, result.seconds
+        );
+        if best.schedule.is_identity() || best.predicted <= identity {
+            eprintln!("autosched: @{name}: kept the original: no schedule predicted faster ({summary})");
+            continue;
+        }
+        if let Err(e) = transform::apply(f, &best.schedule) {
+            eprintln!("autosched: @{name}: left unchanged: the chosen schedule failed to apply: {e}");
+            continue;
+        }
+        eprintln!(
+            "autosched: @{name}: {} (predicted speedup {:.2}x over the original's {:.2}x; {summary})",
+            best.schedule, best.predicted / identity, identity
+        );
+    }
+    let text = module.operation().to_text();
+    let written = match output {
+        Some(path) => std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("autosched: error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn score(
@@ -593,6 +681,9 @@ fn main() -> ExitCode {
         Command::Predict { file, schedule, model, onnxruntime } => predict(file, schedule, model, onnxruntime),
         Command::Score { dataset, model, onnxruntime, program_ids, out, time_batch } => {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
+        }
+        Command::Optimize { file, output, beam_width, max_depth, model, onnxruntime } => {
+            optimize(file, output, beam_width, max_depth, model, onnxruntime)
         }
         Command::Layout => {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
