@@ -87,7 +87,6 @@ def main(argv=None):
         pid, sched, _, pred = line.split("\t")
         rust[(pid, sched)] = float(pred)
     import torch  # noqa: E402
-    sys.path.insert(0, str(ROOT / "onnx"))
     from export import load_model  # noqa: E402
     torch_model, _ = load_model(work / "full/model.pt")
     worst, compared = 0.0, 0

@@ -309,6 +309,13 @@ fn load(file: &PathBuf, allow_unregistered: bool) -> Result<LoadedModule, ExitCo
     })
 }
 
+fn parse_spec(schedule: &str) -> Result<ScheduleSpec, ExitCode> {
+    schedule.parse().map_err(|e| {
+        eprintln!("autosched: error: {e}");
+        ExitCode::from(2)
+    })
+}
+
 fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<std::sync::Arc<CostModel>, ExitCode> {
     if let Some(lib) = onnxruntime {
         // Read by cost_model before the runtime is loaded (once per process).
@@ -321,12 +328,9 @@ fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<st
 }
 
 fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> ExitCode {
-    let spec: ScheduleSpec = match schedule.parse() {
+    let spec = match parse_spec(&schedule) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("autosched: error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let model = match load_model(model, onnxruntime) {
         Ok(m) => m,
@@ -441,21 +445,7 @@ fn optimize(
             best.schedule, best.predicted / identity, identity
         );
     }
-    let text = module.operation().to_text();
-    let written = match output {
-        Some(path) => std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => {
-            println!("{text}");
-            Ok(())
-        }
-    };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("autosched: error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    write_module(&module, output)
 }
 
 fn score(
@@ -579,12 +569,9 @@ fn score(
 }
 
 fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>) -> ExitCode {
-    let spec: ScheduleSpec = match schedule.parse() {
+    let spec = match parse_spec(&schedule) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("autosched: error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let module = match load(&file, false) {
         Ok(m) => m,
@@ -607,6 +594,11 @@ fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>) -> ExitCode {
         eprintln!("autosched: error: no function in {} matches the schedule", file.display());
         return ExitCode::from(2);
     }
+    write_module(&module, output)
+}
+
+/// Prints the module to `output` (stdout when None).
+fn write_module(module: &LoadedModule, output: Option<PathBuf>) -> ExitCode {
     let text = module.operation().to_text();
     let written = match output {
         Some(path) => std::fs::write(&path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display())),

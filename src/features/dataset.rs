@@ -129,8 +129,9 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
 
     let n = items.len();
     let refs: Vec<&Featurized> = items.iter().collect();
-    let probe = Batch::encode(&refs);
-    let tree = Batch::encode_padded(&refs, 0, probe.s, probe.c);
+    // The tree tables only: computation vectors are written unpadded below.
+    let (max_k, slots, children) = Batch::sizes(&refs);
+    let tree = Batch::encode_padded(&refs, 0, slots, children);
     let shapes = tree.shapes();
     let mut comps = Vec::new();
     let mut offsets = vec![0i64];
@@ -162,9 +163,9 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
         features: layout::FEATURES,
         points: n,
         computations: m,
-        slots: probe.s,
-        children: probe.c,
-        max_computations: probe.k,
+        slots,
+        children,
+        max_computations: max_k,
         programs,
         classes,
         schedules,

@@ -43,6 +43,12 @@ pub struct Batch {
 impl Batch {
     /// Pads `items` to the batch's own maxima (at least 1 each).
     pub fn encode(items: &[&Featurized]) -> Batch {
+        let (k, s, c) = Batch::sizes(items);
+        Batch::encode_padded(items, k, s, c)
+    }
+
+    /// The batch's own maxima (at least 1 each): computations, slots per level, children.
+    pub fn sizes(items: &[&Featurized]) -> (usize, usize, usize) {
         let k = items.iter().map(|f| f.comps.len()).max().unwrap_or(0).max(1);
         let mut s = 1;
         let mut c = 1;
@@ -55,7 +61,7 @@ impl Batch {
                 }
             }
         }
-        Batch::encode_padded(items, k, s, c)
+        (k, s, c)
     }
 
     /// Pads to given sizes, which must cover every item.
