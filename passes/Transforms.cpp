@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Threading.h"
 
 #include <string>
 
@@ -348,12 +349,25 @@ void autosched_tx_destroy(MlirOperation op) { unwrap(op)->destroy(); }
 
 int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ctx) {
   Report report{fn, ctx};
-  // Diagnostics of the verifier go to the context's handler; we only need the verdict.
-  ScopedDiagnosticHandler silence(unwrap(func)->getContext(),
-                                  [](Diagnostic &) { return success(); });
+  // The verifier's diagnostics become the report. Handlers are shared by every thread of
+  // the context: diagnostics that other threads emit meanwhile (mlir-opt runs the pass
+  // on several functions at once) are passed on untouched, not swallowed.
+  const uint64_t self = llvm::get_threadid();
+  std::string first;
+  ScopedDiagnosticHandler capture(unwrap(func)->getContext(), [&](Diagnostic &d) {
+    if (llvm::get_threadid() != self)
+      return failure();
+    if (first.empty())
+      first = d.str();
+    return success();
+  });
   if (failed(mlir::verify(unwrap(func))))
-    return report.fail("the transformed function does not verify");
+    return report.fail("the transformed function does not verify: " + first);
   return AUTOSCHED_TX_OK;
+}
+
+void autosched_tx_strip_tags(MlirOperation func) {
+  unwrap(func)->walk([](Operation *op) { op->removeAttr(kTag); });
 }
 
 void autosched_tx_commit(MlirOperation original, MlirOperation clone) {

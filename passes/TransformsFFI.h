@@ -28,6 +28,8 @@ void autosched_tx_destroy(MlirOperation op);
 int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ctx);
 /// Moves the clone's body into `original`, drops the name tags, destroys the clone.
 void autosched_tx_commit(MlirOperation original, MlirOperation clone);
+/// Drops the name tags from a (transformed) clone that is kept as a function of its own.
+void autosched_tx_strip_tags(MlirOperation func);
 
 int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *second,
                           int64_t depth, AutoschedTxReportFn fn, void *ctx);

@@ -20,6 +20,16 @@ pub enum Evaluator {
     Hybrid,
 }
 
+impl Evaluator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Evaluator::Model => "model",
+            Evaluator::Execution => "execution",
+            Evaluator::Hybrid => "hybrid",
+        }
+    }
+}
+
 impl FromStr for Evaluator {
     type Err = OptionError;
     fn from_str(s: &str) -> Result<Self, OptionError> {

@@ -5,7 +5,8 @@
 //! Diagnostics go to C++ to be emitted at the operations they concern.
 
 use crate::ir::{self, mlir::Op, Program};
-use crate::options::{OptionError, PassOptions};
+use crate::options::{Evaluator, OptionError, PassOptions};
+use crate::search::{self, OptimizeConfig, SearchConfig};
 use crate::{cost_model, features, transform};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -35,8 +36,10 @@ static DUMP_FILE_LOCK: Mutex<()> = Mutex::new(());
 /// Once per pipeline run, before any function: empties the dump file and loads the model
 /// named by `model=` (a model that cannot be used fails the run before any change).
 pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
-    if let Some(path) = &options.model {
-        cost_model::load(Some(path)).map_err(|e| OptionError::Model(e.to_string()))?;
+    // The search needs the model (the shipped one unless `model=` names another) unless it
+    // only executes; an explicit `model=` is checked whatever the mode.
+    if options.model.is_some() || (options.schedule.is_none() && options.evaluator != Evaluator::Execution) {
+        cost_model::load(options.model.as_deref()).map_err(|e| OptionError::Model(e.to_string()))?;
     }
     if let Some(path) = &options.dump_file {
         std::fs::File::create(path).map_err(|e| OptionError::DumpFile {
@@ -104,9 +107,12 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
             return Outcome::Failed;
         }
     }
-    let Some(spec) = options.schedule.as_ref().filter(|s| s.applies_to(&program.function)) else {
-        return Outcome::Unchanged;
+    let Some(spec) = options.schedule.as_ref() else {
+        return search_and_apply(func, program, options, emit);
     };
+    if !spec.applies_to(&program.function) {
+        return Outcome::Unchanged;
+    }
     if spec.schedule.is_identity() {
         return Outcome::Unchanged;
     }
@@ -135,6 +141,71 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
                 program.function
             )));
             Outcome::Failed
+        }
+    }
+}
+
+/// Searches a schedule for `func` with the evaluator of `options` and applies it when it
+/// wins; one remark says what was done and why.
+fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
+    if program.nests.is_empty() {
+        return Outcome::Unchanged;
+    }
+    let remark = |message: String| Diagnostic { op: Some(func), severity: Severity::Remark, message };
+    let model = match options.evaluator {
+        Evaluator::Execution => None,
+        _ => match cost_model::load(options.model.as_deref()) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                emit(Diagnostic {
+                    op: Some(func),
+                    severity: Severity::Error,
+                    message: format!("affine-autosched: @{}: no cost model: {e}", program.function),
+                });
+                return Outcome::Failed;
+            }
+        },
+    };
+    let cfg = OptimizeConfig::new(
+        SearchConfig { beam_width: options.beam_width, max_depth: options.max_depth },
+        options.evaluator,
+        options.measure_top_k,
+    );
+    let decision = match search::optimize(func, program, model.as_deref(), &cfg) {
+        Ok(d) => d,
+        Err(e) => {
+            // A failed search leaves the function as it was: a warning, not a failed pipeline.
+            emit(Diagnostic {
+                op: Some(func),
+                severity: Severity::Warning,
+                message: format!("affine-autosched: @{}: left unchanged: the search failed: {e}", program.function),
+            });
+            return Outcome::Unchanged;
+        }
+    };
+    for w in &decision.warnings {
+        emit(Diagnostic { op: Some(func), severity: Severity::Warning, message: format!("affine-autosched: {w}") });
+    }
+    log::info!("{}", decision.summary(&program.function, options.evaluator));
+    if decision.schedule.is_identity() {
+        emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
+        return Outcome::Unchanged;
+    }
+    match transform::apply(func, &decision.schedule) {
+        Ok(()) => {
+            emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
+            Outcome::Transformed
+        }
+        Err(e) => {
+            emit(Diagnostic {
+                op: Some(func),
+                severity: Severity::Warning,
+                message: format!(
+                    "affine-autosched: @{}: left unchanged: the chosen schedule {} failed to apply: {e}",
+                    program.function, decision.schedule
+                ),
+            });
+            Outcome::Unchanged
         }
     }
 }

@@ -9,7 +9,10 @@
 
 use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::{LoopName, Schedule, Transform};
-use mlir_sys::MlirOperation;
+use mlir_sys::{
+    mlirBlockAppendOwnedOperation, mlirLocationUnknownGet, mlirModuleCreateEmpty, mlirModuleDestroy, mlirModuleGetBody,
+    mlirModuleGetOperation, mlirOperationGetContext, MlirOperation,
+};
 use std::collections::BTreeSet;
 use std::ffi::{c_char, c_void, CString};
 
@@ -22,6 +25,7 @@ extern "C" {
     fn autosched_tx_destroy(op: MlirOperation);
     fn autosched_tx_verify(func: MlirOperation, f: ReportFn, ctx: *mut c_void) -> i32;
     fn autosched_tx_commit(original: MlirOperation, clone: MlirOperation);
+    fn autosched_tx_strip_tags(func: MlirOperation);
     fn autosched_tx_fuse(
         func: MlirOperation,
         first: *const c_char,
@@ -83,18 +87,51 @@ pub enum TransformError {
 
 /// Applies `schedule` to `func` (a `func.func`), or leaves it unchanged and says why.
 pub fn apply(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
-    transact(func, schedule, true)
+    transact(func, schedule, Mode::Commit).map(|_| ())
 }
 
 /// Whether `schedule` applies to `func` (legal, verifies), without changing `func`: the
 /// steps run on a detached clone that is then discarded.
 pub fn check(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
-    transact(func, schedule, false)
+    transact(func, schedule, Mode::Check).map(|_| ())
 }
 
-fn transact(func: Op, schedule: &Schedule, commit: bool) -> Result<(), TransformError> {
-    if schedule.is_identity() {
-        return Ok(());
+/// One module holding a copy of `func` per `(schedule, name)`, each transformed, renamed and
+/// marked for the C interface (what [`crate::measure`] compiles into one library), printed;
+/// `func` is not changed. Copies whose schedule fails are left out, with the reason.
+pub fn variants_module(func: Op, variants: &[(&Schedule, String)]) -> (String, Vec<Result<(), TransformError>>) {
+    // SAFETY: the module is created in func's context, owns the clones appended to it and
+    // is destroyed here; nothing else refers to it.
+    unsafe {
+        let ctx = mlirOperationGetContext(func.0);
+        let module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
+        let body = mlirModuleGetBody(module);
+        let mut results = Vec::new();
+        for (schedule, name) in variants {
+            results.push(transact(func, schedule, Mode::Detach).map(|clone| {
+                let clone = clone.expect("detach mode returns the clone");
+                clone.set_symbol_name(name);
+                clone.set_unit_attr("llvm.emit_c_interface");
+                mlirBlockAppendOwnedOperation(body, clone.0);
+            }));
+        }
+        let text = Op(mlirModuleGetOperation(module)).to_text();
+        mlirModuleDestroy(module);
+        (text, results)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Commit,
+    Check,
+    /// Hand the transformed clone (with its loop tags removed) to the caller.
+    Detach,
+}
+
+fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, TransformError> {
+    if schedule.is_identity() && !matches!(mode, Mode::Detach) {
+        return Ok(None);
     }
     let analysis = ir::analyze_function(func).map_err(|e| TransformError::Analysis(e.to_string()))?;
     check_names(&analysis.program, schedule)?;
@@ -116,16 +153,20 @@ fn transact(func: Op, schedule: &Schedule, commit: bool) -> Result<(), Transform
         }
         Ok(())
     })();
-    match result {
-        Ok(()) if commit => {
+    match (result, mode) {
+        (Ok(()), Mode::Commit) => {
             unsafe { autosched_tx_commit(func.0, clone) };
-            Ok(())
+            Ok(None)
         }
-        Ok(()) => {
+        (Ok(()), Mode::Check) => {
             unsafe { autosched_tx_destroy(clone) };
-            Ok(())
+            Ok(None)
         }
-        Err(e) => {
+        (Ok(()), Mode::Detach) => {
+            unsafe { autosched_tx_strip_tags(clone) };
+            Ok(Some(clone_op))
+        }
+        (Err(e), _) => {
             unsafe { autosched_tx_destroy(clone) };
             Err(e)
         }

@@ -3,15 +3,24 @@
 // whole JSON line per function, and the IR comes out unchanged.
 // RUN: mlir-opt-22 %s -o %t.before
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-disable-threading=false \
-// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{dump-representation=true dump-file=%t.jsonl}))' %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{dump-representation=true dump-file=%t.jsonl max-depth=0}))' %s \
 // RUN:   -o %t.after 2> %t.remarks
 // RUN: diff %t.before %t.after
 // RUN: grep -c "remark: affine-autosched: representation of nest 0 of @kernel_" %t.remarks | FileCheck %s --check-prefix=COUNT
 // RUN: %python -c "import json,sys; ps=[json.loads(l) for l in open(sys.argv[1])]; print(len(ps), len({p['function'] for p in ps}), sum(len(p['loops']) for p in ps))" %t.jsonl | FileCheck %s --check-prefix=JSONL
 // The same, single-threaded, gives the same dump once sorted.
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-disable-threading \
-// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{dump-file=%t.serial.jsonl}))' %s -o /dev/null
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{dump-file=%t.serial.jsonl max-depth=0}))' %s -o /dev/null
 // RUN: sort %t.jsonl > %t.a && sort %t.serial.jsonl > %t.b && diff %t.a %t.b
+// The search on all 20 functions at once (thread-safety): the same IR as single-threaded
+// (the search is deterministic), one decision remark per function, and the output verifies.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-disable-threading=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched))' %s -o %t.par.mlir 2> %t.par.remarks
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false --mlir-disable-threading \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched))' %s -o %t.ser.mlir 2> /dev/null
+// RUN: diff %t.par.mlir %t.ser.mlir
+// RUN: mlir-opt-22 %t.par.mlir -o /dev/null
+// RUN: grep -cE "remark: affine-autosched: @kernel_[0-9]+: (applied|kept the original)" %t.par.remarks | FileCheck %s --check-prefix=COUNT
 
 // COUNT: 20
 // 20 programs, 20 distinct functions, 2 loops each.

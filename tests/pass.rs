@@ -36,11 +36,14 @@ fn run(
 fn remarks_explain_and_dump() {
     let m = LoadedModule::from_source(SOURCE).unwrap();
     let f = m.functions()[0];
+    // The defaults search the modeled nest: a remark for the nest it cannot model, one for
+    // the decision.
     let quiet = RawOptions::default().validate().unwrap();
     let diags = run(f, &quiet).unwrap();
-    assert_eq!(diags.len(), 1);
-    assert_eq!(diags[0].severity, Severity::Remark);
+    assert_eq!(diags.len(), 2, "{diags:?}");
+    assert!(diags.iter().all(|d| d.severity == Severity::Remark));
     assert!(diags[0].message.starts_with("affine-autosched: nest not modeled: 'affine.if' at"));
+    assert!(diags[1].message.starts_with("affine-autosched: @two: "), "{}", diags[1].message);
 
     let dir = std::env::temp_dir().join(format!("autosched-pass-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -48,13 +51,16 @@ fn remarks_explain_and_dump() {
     let verbose = RawOptions {
         dump_representation: true,
         dump_file: dump.display().to_string(),
+        max_depth: 0,
         ..Default::default()
     }
     .validate()
     .unwrap();
     pass::begin_run(&verbose).unwrap();
     let diags = run(f, &verbose).unwrap();
-    assert_eq!(diags.len(), 2);
+    // Not modeled, the representation, the decision (max-depth=0: the original kept).
+    assert_eq!(diags.len(), 3, "{diags:?}");
+    assert!(diags[2].message.contains("@two: kept the original"), "{}", diags[2].message);
     let rep = diags.iter().find(|d| d.message.contains("representation of nest 0 of @two")).unwrap();
     let json = rep.message.split_once(": {").map(|(_, j)| format!("{{{j}")).unwrap();
     let report: affine_autosched::ir::NestReport = serde_json::from_str(&json).unwrap();

@@ -55,10 +55,10 @@ fn beam_search_ranks_legal_schedules_deterministically() {
     let b = beam_search(f, &p, &model, cfg).unwrap();
     assert_eq!(m.operation().to_text(), before, "the search does not change the function");
     let text = |r: &affine_autosched::search::SearchResult| -> Vec<String> {
-        r.ranked.iter().map(|s| format!("{} {}", s.schedule, s.predicted)).collect()
+        r.ranked.iter().map(|s| format!("{} {}", s.schedule, s.score)).collect()
     };
     assert_eq!(text(&a), text(&b), "deterministic");
-    assert!(a.ranked.windows(2).all(|w| w[0].predicted >= w[1].predicted), "best first");
+    assert!(a.ranked.windows(2).all(|w| w[0].score >= w[1].score), "best first");
     assert!(a.ranked.iter().any(|s| s.schedule.is_identity()));
     assert_eq!(a.scored, a.ranked.len());
     assert!(a.scored > 10, "{} scored", a.scored);
@@ -82,4 +82,111 @@ fn max_depth_bounds_the_schedules() {
     let one = beam_search(f, &p, &model, SearchConfig { beam_width: 4, max_depth: 1 }).unwrap();
     assert!(one.ranked.iter().all(|s| s.schedule.steps.len() <= 1));
     assert!(one.ranked.len() > 1);
+}
+
+/// Scores by a rule the test knows: tiling is worth 2x, parallelization 1.5x on top, and any
+/// schedule with an unroll is dropped (as an evaluator may drop what it cannot score).
+struct Rule {
+    calls: usize,
+}
+
+impl affine_autosched::search::Evaluator for Rule {
+    fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, affine_autosched::search::SearchError> {
+        self.calls += 1;
+        Ok(schedules
+            .iter()
+            .map(|s| {
+                let kinds: Vec<&str> = s.steps.iter().map(|t| t.kind()).collect();
+                if kinds.contains(&"unroll") {
+                    return None;
+                }
+                let mut score = 1.0;
+                if kinds.contains(&"tile") {
+                    score *= 2.0;
+                }
+                if kinds.contains(&"parallelize") {
+                    score *= 1.5;
+                }
+                // Ties broken by length: shorter first.
+                Some(score - 0.001 * s.steps.len() as f32)
+            })
+            .collect())
+    }
+}
+
+#[test]
+fn the_beam_keeps_the_best_and_drops_what_the_evaluator_drops() {
+    let m = module("gemm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    for width in [1, 4] {
+        let mut rule = Rule { calls: 0 };
+        let r = affine_autosched::search::search(f, &p, &mut rule, SearchConfig { beam_width: width, max_depth: 6 }).unwrap();
+        let best = &r.best().schedule;
+        let kinds: Vec<&str> = best.steps.iter().map(|t| t.kind()).collect();
+        assert!(kinds.contains(&"tile") && kinds.contains(&"parallelize"), "width {width}: best {best}");
+        assert_eq!(best.steps.len(), 2, "width {width}: the shortest of the best: {best}");
+        assert!(r.ranked.iter().all(|s| !s.schedule.to_string().contains("unroll")));
+        // One call for the identity and at most one per stage.
+        assert!(rule.calls <= 7, "{} calls", rule.calls);
+        for s in &r.ranked {
+            transform::check(f, &s.schedule).unwrap_or_else(|e| panic!("{}: {e}", s.schedule));
+        }
+    }
+}
+
+#[test]
+fn model_decisions_need_a_clear_predicted_gain() {
+    use affine_autosched::options::Evaluator;
+    use affine_autosched::search::{optimize, OptimizeConfig, MIN_PREDICTED_GAIN};
+    let model = cost_model::load(None).unwrap();
+    let m = module("gemm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let cfg = OptimizeConfig::new(SearchConfig { beam_width: 4, max_depth: 6 }, Evaluator::Model, 3);
+    let a = optimize(f, &p, Some(&model), &cfg).unwrap();
+    let b = optimize(f, &p, Some(&model), &cfg).unwrap();
+    assert_eq!(a.schedule, b.schedule, "deterministic");
+    match a.predicted {
+        Some(x) => assert!(x > MIN_PREDICTED_GAIN && !a.schedule.is_identity()),
+        None => assert!(a.schedule.is_identity() && a.kept.is_some()),
+    }
+    assert!(a.measured.is_none() && a.measurements == 0);
+    // Nothing to search: the original is kept, with the reason.
+    let none = OptimizeConfig::new(SearchConfig { beam_width: 4, max_depth: 0 }, Evaluator::Model, 3);
+    let d = optimize(f, &p, Some(&model), &none).unwrap();
+    assert!(d.schedule.is_identity());
+    assert!(d.summary("gemm", Evaluator::Model).contains("kept the original"));
+}
+
+/// The measuring evaluators compile and run candidates (LLVM 22 tools, as the rest of
+/// `measure`): every candidate measured against the original, the decision never slower
+/// than the original on what was measured.
+#[test]
+fn execution_and_hybrid_decisions_are_measured() {
+    use affine_autosched::options::Evaluator;
+    use affine_autosched::search::{optimize, OptimizeConfig, MIN_MEASURED_GAIN};
+    let model = cost_model::load(None).unwrap();
+    let m = module("transform-fuse.mlir");
+    let f = m.functions().into_iter().find(|f| f.string_attr("sym_name").as_deref() == Some("producer_consumer")).unwrap();
+    let p = ir::analyze_function(f).unwrap().program;
+    let before = m.operation().to_text();
+    for evaluator in [Evaluator::Hybrid, Evaluator::Execution] {
+        let mut cfg = OptimizeConfig::new(SearchConfig { beam_width: 2, max_depth: 2 }, evaluator, 2);
+        cfg.search_measure.reps = 1;
+        cfg.final_measure.reps = 3;
+        let d = optimize(f, &p, Some(&model), &cfg).unwrap_or_else(|e| panic!("{evaluator:?}: {e}"));
+        assert!(d.measurements > 0, "{evaluator:?} measured nothing");
+        assert!(d.warnings.is_empty(), "{evaluator:?}: {:?}", d.warnings);
+        if d.schedule.is_identity() {
+            assert!(d.kept.is_some());
+        } else {
+            assert!(d.measured.unwrap() > MIN_MEASURED_GAIN, "{evaluator:?}: {}", d.summary("f", evaluator));
+            transform::check(f, &d.schedule).unwrap();
+        }
+        if evaluator == Evaluator::Execution {
+            assert!(d.measurements >= d.scored - 1, "every scored candidate was measured");
+        }
+    }
+    assert_eq!(m.operation().to_text(), before, "measuring does not change the function");
 }

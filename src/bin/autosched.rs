@@ -169,6 +169,16 @@ enum Command {
         model: Option<PathBuf>,
         #[arg(long)]
         onnxruntime: Option<PathBuf>,
+        /// How candidates are scored: model, execution (compile and run every candidate) or
+        /// hybrid (model search, then the best --measure-top-k are run and the fastest kept)
+        #[arg(long, default_value = "model")]
+        evaluator: String,
+        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
+        measure_top_k: usize,
+        /// Write each function's decision (schedule, predicted/measured speedup, candidates,
+        /// times) as one JSON line to this file
+        #[arg(long)]
+        report: Option<PathBuf>,
     },
     /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
     /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
@@ -390,23 +400,46 @@ fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime:
     ExitCode::SUCCESS
 }
 
-fn optimize(
+struct OptimizeArgs {
     file: PathBuf,
     output: Option<PathBuf>,
     beam_width: usize,
     max_depth: usize,
     model: Option<PathBuf>,
     onnxruntime: Option<PathBuf>,
-) -> ExitCode {
-    let model = match load_model(model, onnxruntime) {
+    evaluator: String,
+    measure_top_k: usize,
+    report: Option<PathBuf>,
+}
+
+/// The pass's search from the command line: the same decisions, remarks on stderr.
+fn optimize(args: OptimizeArgs) -> ExitCode {
+    use affine_autosched::options::Evaluator;
+    use affine_autosched::search::{OptimizeConfig, SearchConfig};
+    let evaluator: Evaluator = match args.evaluator.parse() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("autosched: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let model = match evaluator {
+        Evaluator::Execution if args.model.is_none() => None,
+        _ => match load_model(args.model, args.onnxruntime) {
+            Ok(m) => Some(m),
+            Err(code) => return code,
+        },
+    };
+    let module = match load(&args.file, false) {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let module = match load(&file, false) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    let cfg = affine_autosched::search::SearchConfig { beam_width: beam_width.max(1), max_depth };
+    let cfg = OptimizeConfig::new(
+        SearchConfig { beam_width: args.beam_width.max(1), max_depth: args.max_depth },
+        evaluator,
+        args.measure_top_k.max(1),
+    );
+    let mut lines = Vec::new();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
         let program = match affine_autosched::ir::analyze_function(f) {
@@ -419,33 +452,51 @@ fn optimize(
         if program.nests.is_empty() {
             continue;
         }
-        let result = match affine_autosched::search::beam_search(f, &program, &model, cfg) {
-            Ok(r) => r,
+        let decision = match affine_autosched::search::optimize(f, &program, model.as_deref(), &cfg) {
+            Ok(d) => d,
             Err(e) => {
-                eprintln!("autosched: @{name}: left unchanged: {e}");
+                eprintln!("autosched: @{name}: left unchanged: the search failed: {e}");
                 continue;
             }
         };
-        let identity = result.ranked.iter().find(|s| s.schedule.is_identity()).map(|s| s.predicted).unwrap_or(1.0);
-        let best = result.best();
-        let summary = format!(
-            "{} candidates proposed, {} legal and scored, {:.2} s",
-            result.proposed, result.scored, result.seconds
-        );
-        if best.schedule.is_identity() || best.predicted <= identity {
-            eprintln!("autosched: @{name}: kept the original: no schedule predicted faster ({summary})");
-            continue;
+        for w in &decision.warnings {
+            eprintln!("autosched: warning: {w}");
         }
-        if let Err(e) = transform::apply(f, &best.schedule) {
-            eprintln!("autosched: @{name}: left unchanged: the chosen schedule failed to apply: {e}");
-            continue;
+        let mut applied = false;
+        if !decision.schedule.is_identity() {
+            match transform::apply(f, &decision.schedule) {
+                Ok(()) => applied = true,
+                Err(e) => {
+                    eprintln!("autosched: @{name}: left unchanged: the chosen schedule failed to apply: {e}");
+                    continue;
+                }
+            }
         }
-        eprintln!(
-            "autosched: @{name}: {} (predicted speedup {:.2}x over the original's {:.2}x; {summary})",
-            best.schedule, best.predicted / identity, identity
-        );
+        eprintln!("autosched: {}", decision.summary(&name, evaluator));
+        lines.push(serde_json::json!({
+            "function": name,
+            "evaluator": evaluator.name(),
+            "schedule": decision.schedule.to_string(),
+            "applied": applied,
+            "predicted_speedup": decision.predicted,
+            "measured_speedup": decision.measured,
+            "kept": decision.kept,
+            "proposed": decision.proposed,
+            "scored": decision.scored,
+            "measurements": decision.measurements,
+            "search_seconds": decision.search_seconds,
+            "measure_seconds": decision.measure_seconds,
+            "warnings": decision.warnings,
+        }));
     }
-    write_module(&module, output)
+    if let Some(path) = &args.report {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("autosched: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    write_module(&module, args.output)
 }
 
 fn score(
@@ -674,8 +725,8 @@ fn main() -> ExitCode {
         Command::Score { dataset, model, onnxruntime, program_ids, out, time_batch } => {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
-        Command::Optimize { file, output, beam_width, max_depth, model, onnxruntime } => {
-            optimize(file, output, beam_width, max_depth, model, onnxruntime)
+        Command::Optimize { file, output, beam_width, max_depth, model, onnxruntime, evaluator, measure_top_k, report } => {
+            optimize(OptimizeArgs { file, output, beam_width, max_depth, model, onnxruntime, evaluator, measure_top_k, report })
         }
         Command::Layout => {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

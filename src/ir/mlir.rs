@@ -123,13 +123,22 @@ impl Op {
         Some(out)
     }
 
-    /// Sets a discardable string attribute. The only mutation in this module: `transform`
-    /// uses it to name the loops of the clone it transforms.
+    /// Sets a discardable string attribute. `transform` uses it to name the loops of the clone it transforms.
     pub fn set_string_attr(self, name: &str, value: &str) {
         unsafe {
             let ctx = mlirOperationGetContext(self.0);
             let attr = mlirStringAttrGet(ctx, str_ref(value));
             mlirOperationSetDiscardableAttributeByName(self.0, str_ref(name), attr);
+        }
+    }
+
+    /// Renames a symbol (`sym_name` is an inherent attribute): `transform` names the copies
+    /// of a function it puts side by side in one module for measuring.
+    pub fn set_symbol_name(self, value: &str) {
+        unsafe {
+            let ctx = mlirOperationGetContext(self.0);
+            let attr = mlirStringAttrGet(ctx, str_ref(value));
+            mlirOperationSetAttributeByName(self.0, str_ref("sym_name"), attr);
         }
     }
 

@@ -1,17 +1,24 @@
-//! `search`: beam search over schedules, scored by the cost model (the seeds' search, thesis
-//! §4.2): stages in a fixed order, each expanding every beam state with its legal
-//! candidates, all children of a stage scored in one batched model call, the best
-//! `beam_width` kept (a state may also skip a stage), at most `max_depth` steps.
-//! Deterministic: candidates come in a fixed order and ties break on the schedule's text.
+//! `search`: beam search over schedules (the seeds' search, thesis §4.2): stages in a fixed
+//! order, each expanding every beam state with its legal candidates, all children of a
+//! stage scored in one batched call of an [`Evaluator`], the best `beam_width` kept (a state
+//! may also skip a stage), at most `max_depth` steps. Deterministic for a deterministic
+//! evaluator: candidates come in a fixed order and ties break on the schedule's text.
+//!
+//! [`optimize`] turns a search into a decision for one function with one of the three
+//! evaluators of the pass (model, execution, hybrid); it never picks a schedule that was
+//! measured slower than the original.
 
 pub mod candidates;
+pub mod evaluate;
 
 use crate::cost_model::{CostModel, ModelError};
-use crate::features::{featurize, Featurized};
 use crate::ir::{mlir::Op, Program};
+use crate::measure::MeasureError;
+use crate::options::Evaluator as EvaluatorKind;
 use crate::schedule::Schedule;
 use crate::transform;
 use candidates::{candidates, STAGES};
+pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -21,18 +28,19 @@ pub struct SearchConfig {
     pub max_depth: usize,
 }
 
-/// A scored schedule.
+/// A scored schedule: its speedup over the original as the evaluator sees it (predicted by
+/// the model, or measured).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scored {
     pub schedule: Schedule,
-    pub predicted: f32,
+    pub score: f32,
 }
 
 #[derive(Clone, Debug)]
 pub struct SearchResult {
     /// Every legal schedule scored, best first (the identity among them).
     pub ranked: Vec<Scored>,
-    /// Candidates proposed, and those the legality checks accepted (and the model scored).
+    /// Candidates proposed, and those the legality checks accepted (and the evaluator scored).
     pub proposed: usize,
     pub scored: usize,
     pub seconds: f64,
@@ -42,6 +50,10 @@ impl SearchResult {
     pub fn best(&self) -> &Scored {
         &self.ranked[0]
     }
+    /// The identity's score (1.0 for a measuring evaluator; the model's own estimate otherwise).
+    pub fn identity(&self) -> f32 {
+        self.ranked.iter().find(|s| s.schedule.is_identity()).map(|s| s.score).unwrap_or(1.0)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -50,25 +62,35 @@ pub enum SearchError {
     Model(#[from] ModelError),
     #[error("the identity cannot be featurized: {0}")]
     Features(String),
+    #[error("cannot measure: {0}")]
+    Measure(#[from] MeasureError),
+    #[error("the model and hybrid evaluators need a cost model")]
+    NoModel,
+    #[error("the evaluator gave no score to the original program")]
+    NoBaseline,
 }
 
 fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
-    b.predicted.total_cmp(&a.predicted).then_with(|| a.schedule.to_string().cmp(&b.schedule.to_string()))
+    b.score.total_cmp(&a.score).then_with(|| a.schedule.to_string().cmp(&b.schedule.to_string()))
 }
 
-/// Searches schedules for `func` (whose representation is `program`), scoring with `model`.
-/// `func` is not changed.
-pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig) -> Result<SearchResult, SearchError> {
+/// Searches schedules for `func` (whose representation is `program`), scoring with
+/// `evaluator`. `func` is not changed.
+pub fn search(
+    func: Op,
+    program: &Program,
+    evaluator: &mut dyn Evaluator,
+    cfg: SearchConfig,
+) -> Result<SearchResult, SearchError> {
     let started = Instant::now();
     let identity = Schedule::default();
-    let f = featurize(program, &identity).map_err(|e| SearchError::Features(e.to_string()))?;
-    let base = model.predict(&[&f])?[0];
-    let mut beam = vec![Scored { schedule: identity.clone(), predicted: base }];
+    let base = evaluator.evaluate(std::slice::from_ref(&identity))?[0].ok_or(SearchError::NoBaseline)?;
+    let mut beam = vec![Scored { schedule: identity.clone(), score: base }];
     let mut all = beam.clone();
     let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
     for stage in STAGES {
-        let mut children: Vec<(Schedule, Featurized)> = Vec::new();
+        let mut children: Vec<Schedule> = Vec::new();
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
                 continue;
@@ -80,34 +102,216 @@ pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchCo
                 if !seen.insert(s.to_string()) {
                     continue;
                 }
-                if let Err(e) = transform::check(func, &s) {
-                    log::trace!("{s}: {e}");
-                    continue;
-                }
-                match featurize(program, &s) {
-                    Ok(f) => children.push((s, f)),
-                    Err(e) => log::debug!("{s}: not featurized: {e}"),
+                match transform::check(func, &s) {
+                    Ok(()) => children.push(s),
+                    Err(e) => log::trace!("{s}: {e}"),
                 }
             }
         }
         if children.is_empty() {
             continue;
         }
+        let scores = evaluator.evaluate(&children)?;
         let mut next: Vec<Scored> = beam.clone();
-        for chunk in children.chunks(64) {
-            let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
-            let predicted = model.predict(&refs)?;
-            for ((s, _), p) in chunk.iter().zip(predicted) {
-                next.push(Scored { schedule: s.clone(), predicted: p });
-                all.push(Scored { schedule: s.clone(), predicted: p });
+        for (s, score) in children.into_iter().zip(scores) {
+            if let Some(score) = score {
+                scored += 1;
+                next.push(Scored { schedule: s.clone(), score });
+                all.push(Scored { schedule: s, score });
             }
-            scored += chunk.len();
         }
         next.sort_by(order);
         next.truncate(cfg.beam_width.max(1));
-        log::debug!("{stage:?}: {} children, best {} ({:.3}x)", children.len(), next[0].schedule, next[0].predicted);
+        log::debug!("{stage:?}: best {} ({:.3}x)", next[0].schedule, next[0].score);
         beam = next;
     }
     all.sort_by(order);
     Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64() })
+}
+
+/// The search scored by the cost model.
+pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig) -> Result<SearchResult, SearchError> {
+    search(func, program, &mut ModelEvaluator::new(program, model), cfg)
+}
+
+/// Measured speedups must clear this margin for a schedule to replace the original: below
+/// it, the difference is within what run-to-run noise produces on a shared machine.
+pub const MIN_MEASURED_GAIN: f64 = 1.02;
+
+/// Predicted speedups must clear this margin: the model's error on one schedule is far
+/// larger than a few percent (onnx/REPORT.md), so a smaller predicted gain is no evidence
+/// and not worth rewriting the user's IR for.
+pub const MIN_PREDICTED_GAIN: f32 = 1.05;
+
+#[derive(Clone, Debug)]
+pub struct OptimizeConfig {
+    pub search: SearchConfig,
+    pub evaluator: EvaluatorKind,
+    /// Finalists measured at the end (hybrid: the model's best; execution: the best
+    /// measured during the search, measured again with more repetitions).
+    pub measure_top_k: usize,
+    /// Repetitions for candidates during an execution-guided search, and for finalists.
+    pub search_measure: crate::measure::MeasureConfig,
+    pub final_measure: crate::measure::MeasureConfig,
+}
+
+impl OptimizeConfig {
+    pub fn new(search: SearchConfig, evaluator: EvaluatorKind, measure_top_k: usize) -> Self {
+        let final_measure = crate::measure::MeasureConfig { warmup: 1, reps: 5, ..Default::default() };
+        let search_measure = crate::measure::MeasureConfig { warmup: 0, reps: 2, ..Default::default() };
+        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure }
+    }
+}
+
+/// What [`optimize`] chose for a function, and the evidence.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    /// The schedule to apply; the identity means: keep the original.
+    pub schedule: Schedule,
+    /// The model's predicted speedup of `schedule` over the original (model and hybrid).
+    pub predicted: Option<f32>,
+    /// The measured speedup of `schedule` over the original (median over repetitions, both
+    /// in one run), where measured.
+    pub measured: Option<f64>,
+    /// Why the original was kept, when it was.
+    pub kept: Option<String>,
+    pub proposed: usize,
+    pub scored: usize,
+    /// Compile-and-run measurements made (search and finalists).
+    pub measurements: usize,
+    /// Wall time of the search, and of the final measurement of the finalists.
+    pub search_seconds: f64,
+    pub measure_seconds: f64,
+    /// Things the user should know (a candidate whose outputs differed, a fallback).
+    pub warnings: Vec<String>,
+}
+
+/// Chooses a schedule for `func` with the evaluator of `cfg`. `model` is needed by the model
+/// and hybrid evaluators. `func` is not changed.
+pub fn optimize(
+    func: Op,
+    program: &Program,
+    model: Option<&CostModel>,
+    cfg: &OptimizeConfig,
+) -> Result<Decision, SearchError> {
+    let mut warnings = Vec::new();
+    let (result, mut measurements) = match cfg.evaluator {
+        EvaluatorKind::Model | EvaluatorKind::Hybrid => {
+            let model = model.ok_or(SearchError::NoModel)?;
+            (beam_search(func, program, model, cfg.search)?, 0)
+        }
+        EvaluatorKind::Execution => {
+            let mut ev = ExecutionEvaluator::new(func, cfg.search_measure.clone())?;
+            let r = search(func, program, &mut ev, cfg.search)?;
+            warnings.append(&mut ev.warnings);
+            (r, ev.measured)
+        }
+    };
+    let mut decision = Decision {
+        schedule: Schedule::default(),
+        predicted: None,
+        measured: None,
+        kept: None,
+        proposed: result.proposed,
+        scored: result.scored,
+        measurements,
+        search_seconds: result.seconds,
+        measure_seconds: 0.0,
+        warnings,
+    };
+    let identity = result.identity();
+    let ratio = |s: &Scored| s.score / identity;
+    if cfg.evaluator == EvaluatorKind::Model {
+        let best = result.best();
+        if best.schedule.is_identity() || best.score <= identity * MIN_PREDICTED_GAIN {
+            decision.kept = Some(format!(
+                "no schedule was predicted faster than the original by more than {:.0}%",
+                (MIN_PREDICTED_GAIN - 1.0) * 100.0
+            ));
+        } else {
+            decision.predicted = Some(ratio(best));
+            decision.schedule = best.schedule.clone();
+        }
+        return Ok(decision);
+    }
+    // Hybrid and execution: measure the finalists and the original side by side, keep the
+    // fastest measured.
+    let finalists: Vec<&Scored> =
+        result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect();
+    if finalists.is_empty() {
+        decision.kept = Some("no legal schedule to try".into());
+        return Ok(decision);
+    }
+    let started = Instant::now();
+    let mut ev = match ExecutionEvaluator::new(func, cfg.final_measure.clone()) {
+        Ok(ev) => ev,
+        Err(e) => {
+            // Hybrid without a way to run the function: the model's choice, said so.
+            let why = format!("the finalists could not be measured ({e}); the model's choice stands unmeasured");
+            decision.warnings.push(why);
+            let best = finalists[0];
+            if best.score > identity * MIN_PREDICTED_GAIN {
+                decision.predicted = Some(ratio(best));
+                decision.schedule = best.schedule.clone();
+            } else {
+                decision.kept = Some("no schedule was predicted faster".into());
+            }
+            return Ok(decision);
+        }
+    };
+    let schedules: Vec<Schedule> = finalists.iter().map(|s| s.schedule.clone()).collect();
+    let speedups = ev.evaluate(&schedules)?;
+    measurements += ev.measured;
+    decision.measurements = measurements;
+    decision.warnings.append(&mut ev.warnings);
+    decision.measure_seconds = started.elapsed().as_secs_f64();
+    let best = finalists
+        .iter()
+        .zip(&speedups)
+        .filter_map(|(s, m)| m.map(|m| (*s, m as f64)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.schedule.to_string().cmp(&a.0.schedule.to_string())));
+    match best {
+        Some((s, m)) if m > MIN_MEASURED_GAIN => {
+            decision.schedule = s.schedule.clone();
+            decision.measured = Some(m);
+            if cfg.evaluator == EvaluatorKind::Hybrid {
+                decision.predicted = Some(ratio(s));
+            }
+        }
+        Some((_, m)) => {
+            decision.kept = Some(format!(
+                "no finalist was measured faster than the original by more than {:.0}% (best {m:.2}x)",
+                (MIN_MEASURED_GAIN - 1.0) * 100.0
+            ));
+        }
+        None => decision.kept = Some("no finalist could be measured".into()),
+    }
+    Ok(decision)
+}
+
+impl Decision {
+    /// One line for the remark and the command line: what was chosen (or why nothing was),
+    /// the predicted and measured speedups, and what the search cost.
+    pub fn summary(&self, function: &str, evaluator: EvaluatorKind) -> String {
+        let mut cost = format!("evaluator {}, {} candidates scored", evaluator.name(), self.scored);
+        if self.measurements > 0 {
+            cost.push_str(&format!(", {} measured", self.measurements));
+        }
+        cost.push_str(&format!(", search {:.2} s", self.search_seconds));
+        if self.measure_seconds > 0.0 {
+            cost.push_str(&format!(", measuring finalists {:.2} s", self.measure_seconds));
+        }
+        if self.schedule.is_identity() {
+            let why = self.kept.as_deref().unwrap_or("no schedule was chosen");
+            return format!("@{function}: kept the original: {why} ({cost})");
+        }
+        let mut gains = Vec::new();
+        if let Some(p) = self.predicted {
+            gains.push(format!("predicted speedup {p:.2}x"));
+        }
+        if let Some(m) = self.measured {
+            gains.push(format!("measured speedup {m:.2}x"));
+        }
+        format!("@{function}: applied {} ({}; {cost})", self.schedule, gains.join(", "))
+    }
 }

@@ -1,0 +1,164 @@
+//! Evaluators: what scores a batch of candidate schedules during the search. The cost model
+//! predicts; the execution evaluator compiles and runs every candidate next to the original.
+
+use super::SearchError;
+use crate::cost_model::CostModel;
+use crate::features::{featurize, Featurized};
+use crate::ir::{mlir::Op, Program};
+use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
+use crate::schedule::Schedule;
+use crate::transform;
+
+/// Scores schedules by their speedup over the original (higher is better).
+pub trait Evaluator {
+    /// One score per schedule (all legal); `None` drops a schedule from the search.
+    fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError>;
+}
+
+/// Batches of this many candidates go through the model in one call.
+const MODEL_BATCH: usize = 64;
+
+pub struct ModelEvaluator<'a> {
+    program: &'a Program,
+    model: &'a CostModel,
+}
+
+impl<'a> ModelEvaluator<'a> {
+    pub fn new(program: &'a Program, model: &'a CostModel) -> Self {
+        ModelEvaluator { program, model }
+    }
+}
+
+impl Evaluator for ModelEvaluator<'_> {
+    fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
+        let mut out = vec![None; schedules.len()];
+        let mut featurized: Vec<(usize, Featurized)> = Vec::new();
+        for (i, s) in schedules.iter().enumerate() {
+            match featurize(self.program, s) {
+                Ok(f) => featurized.push((i, f)),
+                Err(e) if s.is_identity() => return Err(SearchError::Features(e.to_string())),
+                Err(e) => log::debug!("{s}: not featurized: {e}"),
+            }
+        }
+        for chunk in featurized.chunks(MODEL_BATCH) {
+            let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
+            for ((i, _), p) in chunk.iter().zip(self.model.predict(&refs)?) {
+                out[*i] = Some(p);
+            }
+        }
+        Ok(out)
+    }
+}
+
+static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Candidates compiled into one library (the compilers' start-up is paid once per batch).
+const EXECUTION_BATCH: usize = 16;
+
+/// Measures every candidate against the original, in the same driver run: the score is the
+/// ratio of their median times. A candidate whose outputs differ from the original's is
+/// dropped (and reported: it would be a bug in a legality check).
+pub struct ExecutionEvaluator {
+    func: Op,
+    function: String,
+    sig: Signature,
+    cfg: MeasureConfig,
+    /// Candidates measured so far.
+    pub measured: usize,
+    pub warnings: Vec<String>,
+}
+
+impl ExecutionEvaluator {
+    /// Fails when `func` cannot be run by the driver (dynamic shapes, results, ...).
+    pub fn new(func: Op, mut cfg: MeasureConfig) -> Result<Self, SearchError> {
+        let sig = Signature::of(func)?;
+        // Every legal schedule here preserves each element's order of operations.
+        cfg.comparison = Comparison::Exact;
+        let function = func.string_attr("sym_name").unwrap_or_default();
+        Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, warnings: Vec::new() })
+    }
+
+    /// Measures the original and `schedules` in one run; speedups of each schedule.
+    fn measure_batch(&mut self, schedules: &[&Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
+        let identity = Schedule::default();
+        let mut wanted: Vec<(&Schedule, String)> = vec![(&identity, "v0".into())];
+        wanted.extend(schedules.iter().enumerate().map(|(i, s)| (*s, format!("v{}", i + 1))));
+        let (text, built) = transform::variants_module(self.func, &wanted);
+        let mut entries = Vec::new();
+        let mut present = Vec::new();
+        for (k, ((s, name), ok)) in wanted.iter().zip(built).enumerate() {
+            match ok {
+                Ok(()) => {
+                    entries.push(Entry { label: s.to_string(), library: 0, function: name.clone() });
+                    if k > 0 {
+                        present.push(k - 1);
+                    }
+                }
+                Err(e) if k == 0 => return Err(SearchError::Measure(measure::MeasureError::Unsupported(e.to_string()))),
+                Err(e) => log::debug!("{s}: {e}"),
+            }
+        }
+        log::trace!("measuring module:\n{text}");
+        // Measurements own the machine: functions searched on parallel threads take turns.
+        let m = {
+            let _turn = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
+            measure::measure_entries(&[text.as_str()], &entries, &self.sig, &self.cfg)?
+        };
+        self.measured += present.len();
+        let mut out = vec![None; schedules.len()];
+        for (k, &i) in present.iter().enumerate() {
+            let verdict = &m.verdicts[k];
+            if verdict.equivalent {
+                out[i] = Some(m.speedup(k + 1) as f32);
+            } else {
+                let w = format!("candidate '{}' of @{} was rejected: {}", schedules[i], self.function, verdict.detail);
+                log::warn!("{w}");
+                self.warnings.push(w);
+            }
+        }
+        Ok(out)
+    }
+
+    fn measure_one(&mut self, s: &Schedule) -> Option<f32> {
+        match self.measure_batch(&[s]) {
+            Ok(v) => v[0],
+            Err(e) => {
+                self.warnings.push(format!("candidate '{s}' could not be measured: {e}"));
+                None
+            }
+        }
+    }
+}
+
+impl Evaluator for ExecutionEvaluator {
+    fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
+        // The original is measured with every batch; its own score is 1 by definition.
+        let mut out: Vec<Option<f32>> = vec![None; schedules.len()];
+        let todo: Vec<usize> = (0..schedules.len()).filter(|&i| !schedules[i].is_identity()).collect();
+        for (i, s) in schedules.iter().enumerate() {
+            if s.is_identity() {
+                out[i] = Some(1.0);
+            }
+        }
+        for chunk in todo.chunks(EXECUTION_BATCH) {
+            let batch: Vec<&Schedule> = chunk.iter().map(|&i| &schedules[i]).collect();
+            let scores = match self.measure_batch(&batch) {
+                Ok(s) => s,
+                // One bad candidate (e.g. a compiler failure) must not sink the batch: measure
+                // them one by one.
+                Err(e) if batch.len() > 1 => {
+                    log::info!("batch of {} failed ({e}); measuring one by one", batch.len());
+                    batch.iter().map(|one| self.measure_one(one)).collect()
+                }
+                Err(e) => {
+                    self.warnings.push(format!("candidate '{}' could not be measured: {e}", batch[0]));
+                    vec![None]
+                }
+            };
+            for (&i, score) in chunk.iter().zip(scores) {
+                out[i] = score;
+            }
+        }
+        Ok(out)
+    }
+}
