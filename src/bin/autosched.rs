@@ -16,6 +16,9 @@ struct RunArgs {
     tolerance: Option<f64>,
     keep: Option<PathBuf>,
     flops: Option<f64>,
+    variants: Vec<String>,
+    normalized_tolerance: Option<f64>,
+    json: Option<PathBuf>,
 }
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -93,6 +96,29 @@ enum Command {
         /// Floating-point operations per run, to print GFLOP/s.
         #[arg(long)]
         flops: Option<f64>,
+        /// Another variant to run next to the original, as LABEL=PATH: an MLIR file holding
+        /// the same function (e.g. the output of a pass pipeline), or a shared library
+        /// exporting `_mlir_ciface_<function>` (e.g. C compiled with `autosched c-wrapper`'s
+        /// wrapper). Repeatable.
+        #[arg(long = "variant")]
+        variants: Vec<String>,
+        /// Compare float outputs within this error relative to each reference buffer's
+        /// largest magnitude (for code from other compilers).
+        #[arg(long)]
+        normalized_tolerance: Option<f64>,
+        /// Also write every timing and verdict to this JSON file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// Write the C source of `_mlir_ciface_<function>` that forwards to a C function of the
+    /// same name taking plain pointers (PolyBench style), for running C next to MLIR with
+    /// `autosched run --variant`.
+    CWrapper {
+        file: PathBuf,
+        #[arg(long)]
+        function: Option<String>,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
     /// Generate random programs and schedules, measure them, and append the points to
     /// DIR/shard-<i>-of-<n>.jsonl (resumable: re-run the same command to continue).
@@ -243,20 +269,9 @@ fn run(args: RunArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(&e),
     };
-    let function = match args.function.clone() {
-        Some(f) => f,
-        None => {
-            let module = match load(&args.file, false) {
-                Ok(m) => m,
-                Err(code) => return code,
-            };
-            let names: Vec<String> =
-                module.functions().iter().filter_map(|f| f.string_attr("sym_name")).collect();
-            match names.as_slice() {
-                [one] => one.clone(),
-                _ => return fail(&format!("{} has {} functions: name one with --function", args.file.display(), names.len())),
-            }
-        }
+    let function = match only_function(&args.file, args.function.clone()) {
+        Ok(f) => f,
+        Err(code) => return code,
     };
     let (original, sig) = match measure::variant_from_file(&args.file, &function, "original", None) {
         Ok(v) => v,
@@ -267,6 +282,29 @@ fn run(args: RunArgs) -> ExitCode {
         match measure::variant_from_file(&args.file, &function, "scheduled", Some(&spec.schedule)) {
             Ok((v, _)) => variants.push(v),
             Err(e) => return fail(&e),
+        }
+    }
+    // Other variants: MLIR files (lowered here) and prebuilt libraries.
+    let mut prebuilt: Vec<(String, PathBuf)> = Vec::new();
+    let mut order: Vec<(String, Option<usize>)> = variants.iter().enumerate().map(|(i, v)| (v.label.clone(), Some(i))).collect();
+    for v in &args.variants {
+        let Some((label, path)) = v.split_once('=') else {
+            return fail(&format!("--variant '{v}': expected LABEL=PATH"));
+        };
+        let path = PathBuf::from(path);
+        if path.extension().is_some_and(|e| e == "so") {
+            prebuilt.push((label.to_string(), path));
+            order.push((label.to_string(), None));
+        } else {
+            match measure::variant_from_file(&path, &function, label, None) {
+                Ok((mut var, other)) if other == sig => {
+                    var.label = label.to_string();
+                    order.push((label.to_string(), Some(variants.len())));
+                    variants.push(var);
+                }
+                Ok(_) => return fail(&format!("--variant '{v}': @{function} has another signature there")),
+                Err(e) => return fail(&format!("--variant '{v}': {e}")),
+            }
         }
     }
     let mut cfg = MeasureConfig {
@@ -282,7 +320,23 @@ fn run(args: RunArgs) -> ExitCode {
     if let Some(tol) = args.tolerance {
         cfg.comparison = Comparison::Relative(tol);
     }
-    let m = match measure::measure(&function, &sig, &variants, &cfg) {
+    if let Some(tol) = args.normalized_tolerance {
+        cfg.comparison = Comparison::Normalized(tol);
+    }
+    let mut libraries: Vec<measure::Library> = variants.iter().map(|v| measure::Library::Mlir(&v.mlir)).collect();
+    libraries.extend(prebuilt.iter().map(|(_, p)| measure::Library::Prebuilt(p)));
+    let mut next_prebuilt = variants.len();
+    let entries: Vec<measure::Entry> = order
+        .iter()
+        .map(|(label, lib)| {
+            let library = lib.unwrap_or_else(|| {
+                next_prebuilt += 1;
+                next_prebuilt - 1
+            });
+            measure::Entry { label: label.clone(), library, function: function.clone() }
+        })
+        .collect();
+    let m = match measure::measure_entries(&libraries, &entries, &sig, &cfg) {
         Ok(m) => m,
         Err(e) => return fail(&e),
     };
@@ -309,7 +363,84 @@ fn run(args: RunArgs) -> ExitCode {
         println!("{}: {}", verdict.label, verdict.detail);
         ok &= verdict.equivalent;
     }
+    if let Some(path) = &args.json {
+        let rows: Vec<serde_json::Value> = m
+            .timings
+            .iter()
+            .enumerate()
+            .map(|(v, t)| {
+                let verdict = if v == 0 { None } else { m.verdicts.get(v - 1) };
+                serde_json::json!({
+                    "label": t.label,
+                    "times": t.times,
+                    "median": t.median(),
+                    "min": t.min(),
+                    "max": t.max(),
+                    "relative_mad": t.relative_mad(),
+                    "speedup": m.speedup(v),
+                    "equivalent": verdict.map(|d| d.equivalent).unwrap_or(true),
+                    "detail": verdict.map(|d| d.detail.clone()).unwrap_or_else(|| "reference".into()),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "function": function,
+            "threads": m.threads,
+            "reps": cfg.reps,
+            "warmup": cfg.warmup,
+            "rounds": m.rounds,
+            "compile_seconds": m.compile_seconds,
+            "run_seconds": m.run_seconds,
+            "variants": rows,
+        });
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&doc).expect("serializes")) {
+            return fail(&format!("cannot write {}: {e}", path.display()));
+        }
+    }
     if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// `function`, or the only function of `file` when none is named.
+fn only_function(file: &PathBuf, function: Option<String>) -> Result<String, ExitCode> {
+    if let Some(f) = function {
+        return Ok(f);
+    }
+    let module = load(file, false)?;
+    let names: Vec<String> = module.functions().iter().filter_map(|f| f.string_attr("sym_name")).collect();
+    match names.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => {
+            eprintln!("autosched: error: {} has {} functions: name one with --function", file.display(), names.len());
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn c_wrapper(file: PathBuf, function: Option<String>, output: Option<PathBuf>) -> ExitCode {
+    let function = match only_function(&file, function) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let source = measure::variant_from_file(&file, &function, "original", None)
+        .map_err(|e| e.to_string())
+        .and_then(|(_, sig)| measure::driver::c_wrapper(&sig, &function).map_err(|e| e.to_string()));
+    match (source, output) {
+        (Ok(c), Some(path)) => match std::fs::write(&path, c) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("autosched: error: cannot write {}: {e}", path.display());
+                ExitCode::from(2)
+            }
+        },
+        (Ok(c), None) => {
+            print!("{c}");
+            ExitCode::SUCCESS
+        }
+        (Err(e), _) => {
+            eprintln!("autosched: error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn load(file: &PathBuf, allow_unregistered: bool) -> Result<LoadedModule, ExitCode> {
@@ -737,9 +868,36 @@ fn main() -> ExitCode {
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
             ExitCode::SUCCESS
         }
-        Command::Run { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops } => {
-            run(RunArgs { file, schedule, function, reps, warmup, threads, timeout, tolerance, keep, flops })
-        }
+        Command::CWrapper { file, function, output } => c_wrapper(file, function, output),
+        Command::Run {
+            file,
+            schedule,
+            function,
+            reps,
+            warmup,
+            threads,
+            timeout,
+            tolerance,
+            keep,
+            flops,
+            variants,
+            normalized_tolerance,
+            json,
+        } => run(RunArgs {
+            file,
+            schedule,
+            function,
+            reps,
+            warmup,
+            threads,
+            timeout,
+            tolerance,
+            keep,
+            flops,
+            variants,
+            normalized_tolerance,
+            json,
+        }),
         Command::Describe { file, function, lines, tree, allow_unregistered_dialect } => {
             let module = match load(&file, allow_unregistered_dialect) {
                 Ok(m) => m,

@@ -244,11 +244,11 @@ pub fn measure_batch(
     };
     let fail = |e: measure::MeasureError| DatagenError::Program { id: p.id.clone(), message: e.to_string() };
     let rebuilt;
-    let (batch, m) = match measure::measure_entries(&[batch.mlir.as_str()], &entries_of(batch), &batch.signature, cfg) {
+    let (batch, m) = match measure::measure_entries(&[measure::Library::Mlir(&batch.mlir)], &entries_of(batch), &batch.signature, cfg) {
         Ok(m) => (batch, m),
         Err(measure::MeasureError::Tool { message, .. }) if message.contains("timed out") => {
             rebuilt = drop_slow_compiles(p, batch, cfg)?;
-            let m = measure::measure_entries(&[rebuilt.mlir.as_str()], &entries_of(&rebuilt), &rebuilt.signature, cfg)
+            let m = measure::measure_entries(&[measure::Library::Mlir(&rebuilt.mlir)], &entries_of(&rebuilt), &rebuilt.signature, cfg)
                 .map_err(fail)?;
             (&rebuilt, m)
         }

@@ -102,6 +102,10 @@ pub enum Comparison {
     /// Floats within this relative error (integers still exactly): for schedules that
     /// reassociate reductions.
     Relative(f64),
+    /// Floats within this error relative to the largest magnitude in the reference buffer
+    /// (integers still exactly): for code from other compilers, whose contraction into
+    /// fused multiply-adds changes the rounding of values that cancel to near zero.
+    Normalized(f64),
 }
 
 #[derive(Clone, Debug)]
@@ -247,7 +251,7 @@ pub fn measure(
     variants: &[Variant],
     cfg: &MeasureConfig,
 ) -> Result<Measurement, MeasureError> {
-    let libraries: Vec<&str> = variants.iter().map(|v| v.mlir.as_str()).collect();
+    let libraries: Vec<Library> = variants.iter().map(|v| Library::Mlir(&v.mlir)).collect();
     let entries: Vec<Entry> = variants
         .iter()
         .enumerate()
@@ -264,11 +268,21 @@ pub struct Entry {
     pub function: String,
 }
 
+/// Where an entry's function comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Library<'a> {
+    /// An MLIR module, lowered and compiled here.
+    Mlir(&'a str),
+    /// A shared library built elsewhere (e.g. C compiled by clang or Polly, with the
+    /// `_mlir_ciface_` wrapper of [`driver::c_wrapper`]).
+    Prebuilt(&'a Path),
+}
+
 /// Compiles each module in `libraries` once, then checks and times every entry; the first
 /// entry is the reference. Batching many variants into one module (as the data generator
 /// does) pays the compilers' start-up once.
 pub fn measure_entries(
-    libraries: &[&str],
+    libraries: &[Library],
     entries: &[Entry],
     sig: &Signature,
     cfg: &MeasureConfig,
@@ -276,9 +290,16 @@ pub fn measure_entries(
     let dir = work_dir(cfg)?;
     let mut libs = Vec::new();
     let started = Instant::now();
-    for (i, mlir) in libraries.iter().enumerate() {
-        log::info!("compiling library {i}");
-        libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"), cfg.compile_timeout)?);
+    for (i, lib) in libraries.iter().enumerate() {
+        match lib {
+            Library::Mlir(mlir) => {
+                log::info!("compiling library {i}");
+                libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"), cfg.compile_timeout)?);
+            }
+            Library::Prebuilt(path) => libs.push(
+                path.canonicalize().map_err(|e| MeasureError::Io(format!("{}: {e}", path.display())))?,
+            ),
+        }
     }
     let exe = driver::build(sig, &dir.path)?;
     let compile_seconds = started.elapsed().as_secs_f64();
@@ -452,7 +473,15 @@ fn compare_outputs(
         let n = a.len() / elem_size(elem);
         let tolerance = match comparison {
             Comparison::Relative(r) if elem.is_float() => Some(r),
+            Comparison::Normalized(r) if elem.is_float() => Some(r),
             _ => None,
+        };
+        // The scale of a normalized comparison: the reference buffer's largest magnitude.
+        let scale = match comparison {
+            Comparison::Normalized(_) if elem.is_float() => {
+                (0..n).map(|i| decode(&a, elem, i).abs()).fold(0.0f64, f64::max).max(1e-30)
+            }
+            _ => 0.0,
         };
         for i in 0..n {
             let (x, y) = (decode(&a, elem, i), decode(&b, elem, i));
@@ -461,7 +490,10 @@ fn compare_outputs(
             if same_bits {
                 continue;
             }
-            let rel = (x - y).abs() / x.abs().max(y.abs()).max(1e-30);
+            let rel = match comparison {
+                Comparison::Normalized(_) => (x - y).abs() / scale,
+                _ => (x - y).abs() / x.abs().max(y.abs()).max(1e-30),
+            };
             match tolerance {
                 Some(r) if rel <= r => worst = worst.max(rel),
                 _ => {
@@ -481,6 +513,10 @@ fn compare_outputs(
         Comparison::Exact => "equivalent: all buffers bitwise identical".to_string(),
         Comparison::Relative(r) if worst == 0.0 => format!("equivalent: bitwise identical (tolerance {r:e} allowed)"),
         Comparison::Relative(r) => format!("equivalent within relative tolerance {r:e} (worst {worst:.2e})"),
+        Comparison::Normalized(r) if worst == 0.0 => format!("equivalent: bitwise identical (tolerance {r:e} allowed)"),
+        Comparison::Normalized(r) => {
+            format!("equivalent within {r:e} of the largest reference value (worst {worst:.2e})")
+        }
     };
     Ok(Verdict { label: label.into(), equivalent: true, detail })
 }

@@ -102,7 +102,7 @@ impl ExecutionEvaluator {
         // Measurements own the machine: functions searched on parallel threads take turns.
         let m = {
             let _turn = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
-            measure::measure_entries(&[text.as_str()], &entries, &self.sig, &self.cfg)?
+            measure::measure_entries(&[measure::Library::Mlir(&text)], &entries, &self.sig, &self.cfg)?
         };
         self.measured += present.len();
         let mut out = vec![None; schedules.len()];

@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""The benchmark harness: every PolyBench kernel of benchmarks/polybench/, side by side.
+
+For each kernel, in ONE run of the measuring driver (variants interleaved, medians over
+--reps repetitions after --warmup, every output checked against the naive version):
+
+  naive        the affine MLIR lowered as is (the reference)
+  mlir-affine  MLIR's own affine passes (fusion, LICM, tiling, super-vectorization,
+               parallelization with OpenMP, scalar replacement): the best correct of three
+               pipelines, see MLIR_PIPELINES
+  clang        the C version, clang-22 -O3 -march=native
+  polly        the C version, clang-22 -O3 -march=native -mllvm -polly -mllvm -polly-parallel
+  model        our pass, affine-autosched{evaluator=model}
+  hybrid       our pass, affine-autosched{evaluator=hybrid}
+  execution    our pass, affine-autosched{evaluator=execution}
+
+Parallel code runs with OMP_NUM_THREADS=--threads. Results are cached per kernel in
+benchmarks/results/<kernel>.json (delete one, or pass --force, to measure it again), and
+benchmarks/RESULTS.md and benchmarks/results.png are written from the cache.
+
+    .venv/bin/python benchmarks/run.py               # everything (about an hour on 2 cores)
+    .venv/bin/python benchmarks/run.py --quick       # the CI smoke subset, into a temp dir
+    .venv/bin/python benchmarks/run.py --kernels gemm,atax --evaluators model,hybrid
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "benchmarks" / "polybench"
+AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
+PLUGIN = ROOT / "build" / "lib" / "libAffineAutosched.so"
+MLIR_OPT = "mlir-opt-22"
+CLANG = "clang-22"
+
+# MLIR's own passes; the baseline is the fastest correct one per kernel. Vectorization runs
+# before parallelization (the super-vectorizer only handles affine.for) and one level of
+# parallel loops is kept (nested OpenMP regions only cost).
+_COMMON_HEAD = "affine-loop-fusion,affine-loop-invariant-code-motion"
+_COMMON_TAIL = "affine-parallelize{max-nested=1},affine-scalrep,canonicalize"
+MLIR_PIPELINES = {
+    "tile32": f"{_COMMON_HEAD},affine-loop-tile{{tile-size=32}},{_COMMON_TAIL}",
+    "tile32-vec16": f"{_COMMON_HEAD},affine-loop-tile{{tile-size=32}},"
+    f"affine-super-vectorize{{virtual-vector-size=16}},{_COMMON_TAIL}",
+    "parallel": f"{_COMMON_HEAD},{_COMMON_TAIL}",
+}
+CLANG_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"]
+POLLY_FLAGS = CLANG_FLAGS + ["-mllvm", "-polly", "-mllvm", "-polly-parallel"]
+EVALUATORS = ["model", "hybrid", "execution"]
+# The CI smoke subset: small kernels, one repetition.
+QUICK = ["atax", "gesummv", "mvt"]
+BASELINES = ["mlir-affine", "clang", "polly"]
+# Roughly by naive run time (benchmarks/polybench headers).
+ORDER = ["jacobi-1d", "atax", "gesummv", "mvt", "gemver", "bicg", "gemm", "jacobi-2d", "fdtd-2d", "batched-matmul",
+         "conv2d", "doitgen", "heat-3d", "syrk", "trmm", "seidel-2d", "correlation", "covariance", "2mm", "syr2k", "3mm"]
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, **kw):
+    """Runs a command; returns (returncode, stdout, stderr)."""
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def function_of(mlir: Path) -> str:
+    m = re.search(r"func\.func @([A-Za-z_][\w$.]*)", mlir.read_text())
+    if not m:
+        raise SystemExit(f"{mlir}: no func.func")
+    return m.group(1)
+
+
+def ours(kernel: Path, evaluator: str, out: Path, options: str) -> dict:
+    """Runs our pass with `evaluator`; returns what its remark says and the wall time."""
+    opts = f"evaluator={evaluator}" + (f" {options}" if options else "")
+    started = time.time()
+    rc, _, err = run([MLIR_OPT, f"--load-pass-plugin={PLUGIN}", "--mlir-print-op-on-diagnostic=false",
+                      f"--pass-pipeline=builtin.module(func.func(affine-autosched{{{opts}}}))", kernel, "-o", out])
+    wall = time.time() - started
+    if rc != 0:
+        return {"ok": False, "error": err.strip()[-2000:], "wall_seconds": wall}
+    remark = next((l for l in err.splitlines() if "remark: affine-autosched: @" in l), "")
+    info = {"ok": True, "remark": remark.split("remark: ", 1)[-1], "wall_seconds": wall,
+            "warnings": [l for l in err.splitlines() if "warning:" in l]}
+    m = re.search(r"@\S+: applied (.+?) \((.*)\)$", remark)
+    info["schedule"] = m.group(1) if m else ""
+    for key, pat in [("predicted", r"predicted speedup ([0-9.]+)x"), ("measured", r"measured speedup ([0-9.]+)x"),
+                     ("scored", r"([0-9]+) candidates scored"), ("measurements", r"([0-9]+) measured"),
+                     ("search_seconds", r"search ([0-9.]+) s"), ("measure_seconds", r"measuring finalists ([0-9.]+) s")]:
+        mm = re.search(pat, remark)
+        info[key] = float(mm.group(1)) if mm else None
+    return info
+
+
+def mlir_affine(kernel: Path, work: Path, failures: dict) -> dict:
+    out = {}
+    for name, pipeline in MLIR_PIPELINES.items():
+        path = work / f"mlir-{name}.mlir"
+        rc, _, err = run([MLIR_OPT, f"--pass-pipeline=builtin.module(func.func({pipeline}))", kernel, "-o", path])
+        out[name] = path if rc == 0 else None
+        if rc != 0:
+            first = next((l for l in err.splitlines() if "error" in l or "Assertion" in l), "")
+            failures[name] = f"mlir-opt-22 failed (exit {rc}{', crashed' if rc < 0 or 'Stack dump' in err else ''}) {first}".strip()
+            log(f"  mlir-affine {name}: {failures[name]}")
+    return out
+
+
+def c_library(kernel: Path, function: str, flags, out: Path, work: Path) -> bool:
+    wrapper = work / "wrapper.c"
+    if not wrapper.exists():
+        rc, _, err = run([AUTOSCHED, "c-wrapper", kernel, "--function", function, "-o", wrapper])
+        if rc != 0:
+            raise SystemExit(f"c-wrapper: {err}")
+    rc, _, err = run([CLANG, *flags, wrapper, kernel.with_suffix(".c"), "-o", out], timeout=600)
+    if rc != 0:
+        log(f"  {out.name}: {err.strip()[:300]}")
+    return rc == 0
+
+
+def measure_kernel(name: str, args, work: Path) -> dict:
+    kernel = KERNELS / f"{name}.mlir"
+    function = function_of(kernel)
+    result = {"kernel": name, "function": function, "ours": {}, "pipelines": {}}
+    variants = []
+    for ev in args.evaluators:
+        path = work / f"ours-{ev}.mlir"
+        log(f"  our pass, evaluator={ev}")
+        info = ours(kernel, ev, path, args.execution_options if ev == "execution" else "")
+        result["ours"][ev] = info
+        if info["ok"]:
+            variants.append((ev, path))
+        else:
+            log(f"  evaluator={ev} failed: {info['error'][:500]}")
+    for pname, path in mlir_affine(kernel, work, result["pipelines"]).items():
+        if path:
+            variants.append((f"mlir-{pname}", path))
+    for label, flags in [("clang", CLANG_FLAGS), ("polly", POLLY_FLAGS)]:
+        lib = work / f"{label}.so"
+        if c_library(kernel, function, flags, lib, work):
+            variants.append((label, lib))
+    cmd = [AUTOSCHED, "run", kernel, "--function", function, "--reps", args.reps, "--warmup", args.warmup,
+           "--threads", args.threads, "--timeout", "1800", "--normalized-tolerance", "1e-3",
+           "--json", work / "timing.json"]
+    for label, path in variants:
+        cmd += ["--variant", f"{label}={path}"]
+    log(f"  measuring {len(variants) + 1} variants")
+    rc, out, err = run(cmd)
+    if not (work / "timing.json").exists():
+        raise RuntimeError(f"{name}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
+    timing = json.loads((work / "timing.json").read_text())
+    result["timing"] = timing
+    result["measure_output"] = out
+    return result
+
+
+# ----------------------------------------------------------------------------- report
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def summarize(res: dict) -> dict:
+    """Per kernel: the median time of each variant (None if wrong or missing), best MLIR pipeline."""
+    rows = {v["label"]: v for v in res["timing"]["variants"]}
+    t = {}
+    for label, v in rows.items():
+        t[label] = v["median"] if v["equivalent"] else None
+    naive = rows["original"]["median"]
+    mlir = {k[5:]: t[k] for k in t if k.startswith("mlir-")}
+    good = {k: x for k, x in mlir.items() if x}
+    best_pipe = min(good, key=good.get) if good else None
+    out = {"naive": naive, "mlir-affine": good.get(best_pipe) if best_pipe else None, "mlir_pipeline": best_pipe,
+           "clang": t.get("clang"), "polly": t.get("polly")}
+    for ev in EVALUATORS:
+        out[ev] = t.get(ev)
+    out["wrong"] = [v["label"] + ": " + v["detail"] for v in rows.values() if not v["equivalent"]]
+    out["spread"] = {label: v["relative_mad"] for label, v in rows.items()}
+    return out
+
+
+def write_report(results: list, args, out_md: Path, out_png: Path):
+    lines = []
+    lines.append("# Benchmarks: affine-autosched against MLIR's affine passes, clang and Polly\n")
+    lines.append(f"Produced by `.venv/bin/python benchmarks/run.py` on {args.machine}, "
+                 f"{args.threads} OpenMP threads, {args.reps} timed repetitions after {args.warmup} warm-up per "
+                 "variant, all variants of a kernel interleaved in one run of the measuring driver "
+                 "(`autosched run --variant ...`); times are medians, speedups are ratios of medians taken in "
+                 "that one run. Every variant's outputs are compared with the naive version's on the same seeded "
+                 "inputs (within 1e-3 of each buffer's largest value: clang contracts to FMA); a variant that "
+                 "disagrees is marked `WRONG` and never counts.\n")
+    lines.append("Columns: median time of the naive lowering, then each variant's speedup over it; "
+                 "`best base` = the fastest correct baseline (mlir-affine, clang, polly); `vs best` = our "
+                 "hybrid result against it (>1: we win). Search = our pass's wall time with each evaluator "
+                 "(model: search only; hybrid: search + measuring finalists; execution: everything).\n")
+    hdr = ("| kernel | naive ms | mlir-affine | clang | polly | model | hybrid | execution | best base | vs best "
+           "| search model s | search hybrid s | search exec s |")
+    lines.append(hdr)
+    lines.append("|" + "---|" * hdr.count("|")[:-1] if False else "|" + "|".join(["---"] * (hdr.count("|") - 1)) + "|")
+    ratios = {k: [] for k in ["model_polly", "model_mlir", "hybrid_polly", "hybrid_mlir", "exec_polly", "exec_mlir",
+                              "model_exec", "hybrid_exec", "model_best", "hybrid_best", "exec_best"]}
+    search = {ev: [] for ev in EVALUATORS}
+    losses = []
+    for res in results:
+        s = summarize(res)
+        naive = s["naive"]
+
+        def sp(label):
+            x = s.get(label)
+            return naive / x if x else None
+
+        def cell(label):
+            x = sp(label)
+            if x is None:
+                wrong = any(w.startswith(label if label != "mlir-affine" else "mlir-") for w in s["wrong"])
+                return "WRONG" if wrong else "n/a"
+            return f"{x:.2f}x"
+
+        base = {b: s[b] for b in BASELINES if s.get(b)}
+        best_label = min(base, key=base.get) if base else None
+        best_t = base.get(best_label) if best_label else None
+        for ev, key in [("model", "model"), ("hybrid", "hybrid"), ("execution", "exec")]:
+            if s.get(ev):
+                if s.get("polly"):
+                    ratios[f"{key}_polly"].append(s["polly"] / s[ev])
+                if s.get("mlir-affine"):
+                    ratios[f"{key}_mlir"].append(s["mlir-affine"] / s[ev])
+                if best_t:
+                    ratios[f"{key}_best"].append(best_t / s[ev])
+        if s.get("execution"):
+            if s.get("model"):
+                ratios["model_exec"].append(s["execution"] / s["model"])
+            if s.get("hybrid"):
+                ratios["hybrid_exec"].append(s["execution"] / s["hybrid"])
+        ours_t = s.get("hybrid") or s.get("model")
+        vs = f"{best_t / ours_t:.2f}" if best_t and ours_t else "n/a"
+        if best_t and ours_t and best_t < ours_t:
+            losses.append((res["kernel"], best_label, best_t / ours_t))
+        st = {}
+        for ev in EVALUATORS:
+            info = res["ours"].get(ev) or {}
+            st[ev] = info.get("wall_seconds")
+            if st[ev] is not None:
+                search[ev].append(st[ev])
+        fmt = lambda x: f"{x:.2f}" if x is not None else "n/a"
+        lines.append(f"| {res['kernel']} | {naive * 1e3:.1f} | {cell('mlir-affine')} | {cell('clang')} | "
+                     f"{cell('polly')} | {cell('model')} | {cell('hybrid')} | {cell('execution')} | "
+                     f"{best_label or 'n/a'} | {vs} | {fmt(st['model'])} | {fmt(st['hybrid'])} | "
+                     f"{fmt(st['execution'])} |")
+    lines.append("")
+    lines.append("## Geometric means (ratios of median times; >1 means ours is faster)\n")
+    lines.append("| ours | vs polly | vs mlir-affine | vs best baseline | vs execution-guided | kernels |")
+    lines.append("|---|---|---|---|---|---|")
+    for ev, key in [("model", "model"), ("hybrid", "hybrid"), ("execution", "exec")]:
+        vs_exec = f"{geomean(ratios[f'{key}_exec']):.3f}" if key != "exec" and ratios[f"{key}_exec"] else "—"
+        lines.append(f"| {ev} | {geomean(ratios[f'{key}_polly']):.3f} | {geomean(ratios[f'{key}_mlir']):.3f} | "
+                     f"{geomean(ratios[f'{key}_best']):.3f} | {vs_exec} | {len(ratios[f'{key}_polly'])} |")
+    lines.append("")
+    lines.append("## Search time (wall time of the pass on one kernel)\n")
+    lines.append("| evaluator | median s | max s | total s |")
+    lines.append("|---|---|---|---|")
+    for ev in EVALUATORS:
+        xs = sorted(search[ev])
+        if xs:
+            lines.append(f"| {ev} | {xs[len(xs) // 2]:.2f} | {xs[-1]:.2f} | {sum(xs):.1f} |")
+    lines.append("")
+    lines.append("## Chosen schedules\n")
+    lines.append("| kernel | evaluator | schedule | predicted | measured by the pass | remark |")
+    lines.append("|---|---|---|---|---|---|")
+    for res in results:
+        for ev in EVALUATORS:
+            info = res["ours"].get(ev)
+            if not info:
+                continue
+            sched = info.get("schedule") or "(original kept)"
+            pred = f"{info['predicted']:.2f}x" if info.get("predicted") else ""
+            meas = f"{info['measured']:.2f}x" if info.get("measured") else ""
+            remark = (info.get("remark") or info.get("error", "")).replace("|", "/")
+            lines.append(f"| {res['kernel']} | {ev} | `{sched}` | {pred} | {meas} | {remark[:160]} |")
+    lines.append("")
+    lines.append("## Where we lose to the best baseline (hybrid)\n")
+    for k, b, r in sorted(losses, key=lambda x: x[2]):
+        lines.append(f"- {k}: {b} is {1 / r:.2f}x faster than our hybrid result")
+    if not losses:
+        lines.append("- none")
+    lines.append("")
+    lines.append("## Spread and correctness\n")
+    lines.append("Relative median absolute deviation of each variant's repetitions (%), and any output mismatch.\n")
+    for res in results:
+        s = summarize(res)
+        spread = ", ".join(f"{k} {v * 100:.1f}" for k, v in s["spread"].items())
+        lines.append(f"- {res['kernel']}: {spread}" + (f"; MISMATCH: {'; '.join(s['wrong'])}" if s["wrong"] else ""))
+        if s["mlir_pipeline"]:
+            lines[-1] += f"; mlir-affine = pipeline `{s['mlir_pipeline']}`"
+    lines.append("")
+    fails = [(r["kernel"], k, v) for r in results for k, v in r.get("pipelines", {}).items()]
+    if fails:
+        lines.append("MLIR pipelines that failed (left out of the `mlir-affine` column):\n")
+        for k, p, why in fails:
+            lines.append(f"- {k}, `{p}`: {why}")
+        lines.append("")
+    lines.append("MLIR pipelines tried (the fastest correct one per kernel is the `mlir-affine` column):\n")
+    for k, v in MLIR_PIPELINES.items():
+        lines.append(f"- `{k}`: `{v}`")
+    lines.append(f"\nclang: `{CLANG} {' '.join(CLANG_FLAGS)}`; polly: `{CLANG} {' '.join(POLLY_FLAGS)}`.")
+    out_md.write_text("\n".join(lines) + "\n")
+    plot(results, out_png)
+    return ratios
+
+
+def plot(results, out_png: Path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib missing: no plot")
+        return
+    labels = ["mlir-affine", "clang", "polly", "model", "hybrid", "execution"]
+    names = [r["kernel"] for r in results]
+    fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.7), 4.5))
+    width = 0.8 / len(labels)
+    for i, label in enumerate(labels):
+        ys = []
+        for r in results:
+            s = summarize(r)
+            ys.append(s["naive"] / s[label] if s.get(label) else 0)
+        ax.bar([j + i * width for j in range(len(names))], ys, width, label=label)
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))])
+    ax.set_xticklabels(names, rotation=60, ha="right")
+    ax.set_ylabel("speedup over naive MLIR (log)")
+    ax.legend(ncol=3, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=120)
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernels", help="comma-separated kernel names (default: all in benchmarks/polybench)")
+    ap.add_argument("--evaluators", default=",".join(EVALUATORS))
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--execution-options", default="",
+                    help="extra pass options for evaluator=execution (e.g. 'beam-width=4')")
+    ap.add_argument("--results", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--report", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
+    ap.add_argument("--force", action="store_true", help="measure kernels again even if cached")
+    ap.add_argument("--quick", action="store_true",
+                    help="CI smoke test: a few small kernels, model and hybrid, 1 repetition, into a temp dir")
+    ap.add_argument("--report-only", action="store_true", help="only rewrite the report from the cache")
+    args = ap.parse_args()
+    if args.quick:
+        args.kernels = args.kernels or ",".join(QUICK)
+        args.evaluators = "model,hybrid"
+        args.reps, args.warmup = 1, 0
+        tmp = Path(tempfile.mkdtemp(prefix="autosched-bench-"))
+        args.results, args.report = tmp / "results", tmp / "RESULTS.md"
+    args.evaluators = [e for e in args.evaluators.split(",") if e]
+    args.machine = machine()
+    for tool in [AUTOSCHED, PLUGIN]:
+        if not tool.exists():
+            raise SystemExit(f"{tool} is missing: build first (scripts/setup.sh)")
+    names = args.kernels.split(",") if args.kernels else sorted(p.stem for p in KERNELS.glob("*.mlir"))
+    # Cheap kernels first: a run cut short still leaves a useful cache.
+    names.sort(key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+    args.results.mkdir(parents=True, exist_ok=True)
+    results = []
+    try:
+        from tqdm import tqdm
+        progress = tqdm(names, desc="kernels", file=sys.stderr)
+    except ImportError:
+        progress = names
+    for name in progress:
+        cache = args.results / f"{name}.json"
+        if cache.exists() and not args.force:
+            results.append(json.loads(cache.read_text()))
+            continue
+        if args.report_only:
+            continue
+        log(f"== {name}")
+        work = Path(tempfile.mkdtemp(prefix=f"autosched-bench-{name}-"))
+        try:
+            started = time.time()
+            res = measure_kernel(name, args, work)
+            res["harness_seconds"] = time.time() - started
+            res["settings"] = {"reps": args.reps, "warmup": args.warmup, "threads": args.threads,
+                               "machine": args.machine, "execution_options": args.execution_options}
+            cache.write_text(json.dumps(res, indent=1))
+            results.append(res)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    png = args.report.with_name("results.png")
+    ratios = write_report(results, args, args.report, png)
+    print(args.report.read_text())
+    # The smoke test fails on a wrong output or a failed pass run, never on speed.
+    bad = [(r["kernel"], summarize(r)["wrong"]) for r in results if summarize(r)["wrong"]]
+    failed = [(r["kernel"], ev) for r in results for ev, i in r["ours"].items() if not i.get("ok")]
+    ours_wrong = [(k, w) for k, ws in bad for w in ws if w.split(":")[0] in EVALUATORS]
+    if failed or ours_wrong:
+        log(f"FAILED: pass runs {failed}, wrong outputs of ours {ours_wrong}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
