@@ -55,6 +55,7 @@ MLIR_PIPELINES = {
 }
 CLANG_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"]
 POLLY_FLAGS = CLANG_FLAGS + ["-mllvm", "-polly", "-mllvm", "-polly-parallel"]
+LIBS = ["-lm"]
 EVALUATORS = ["model", "hybrid", "execution"]
 # The CI smoke subset: small kernels, one repetition.
 QUICK = ["atax", "gesummv", "mvt"]
@@ -122,19 +123,47 @@ def c_library(kernel: Path, function: str, flags, out: Path, work: Path) -> bool
         rc, _, err = run([AUTOSCHED, "c-wrapper", kernel, "--function", function, "-o", wrapper])
         if rc != 0:
             raise SystemExit(f"c-wrapper: {err}")
-    rc, _, err = run([CLANG, *flags, wrapper, kernel.with_suffix(".c"), "-o", out], timeout=600)
+    rc, _, err = run([CLANG, *flags, wrapper, kernel.with_suffix(".c"), *LIBS, "-o", out], timeout=600)
     if rc != 0:
         log(f"  {out.name}: {err.strip()[:300]}")
     return rc == 0
 
 
-def measure_kernel(name: str, args, work: Path) -> dict:
+def reused(kernel: Path, cached: dict, path: Path):
+    """The variant of an earlier run's decision: its schedule applied again (the search is
+    not repeated; its recorded remark and times are kept)."""
+    info = dict(cached)
+    if not info.get("ok"):
+        return None
+    if info.get("schedule"):
+        rc, _, err = run([AUTOSCHED, "apply", kernel, "--schedule", info["schedule"], "-o", path])
+        if rc != 0:
+            raise RuntimeError(f"{kernel.stem}: cannot re-apply '{info['schedule']}': {err}")
+    else:
+        shutil.copy(kernel, path)
+    info["reused"] = True
+    return info
+
+
+def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     kernel = KERNELS / f"{name}.mlir"
     function = function_of(kernel)
     result = {"kernel": name, "function": function, "ours": {}, "pipelines": {}}
     variants = []
     for ev in args.evaluators:
         path = work / f"ours-{ev}.mlir"
+        cached = (previous or {}).get("ours", {}).get(ev)
+        if ev in args.reuse:
+            info = reused(kernel, cached, path) if cached else None
+            if info:
+                log(f"  our pass, evaluator={ev}: reusing the earlier decision")
+                result["ours"][ev] = info
+                variants.append((ev, path))
+            else:
+                log(f"  our pass, evaluator={ev}: no earlier decision to reuse: not run")
+                result["ours"][ev] = {"ok": False, "skipped": True,
+                                      "error": "not searched in this run (--reuse, and no earlier decision)"}
+            continue
         log(f"  our pass, evaluator={ev}")
         info = ours(kernel, ev, path, args.execution_options if ev == "execution" else "")
         result["ours"][ev] = info
@@ -200,6 +229,11 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
                  "that one run. Every variant's outputs are compared with the naive version's on the same seeded "
                  "inputs (within 1e-3 of each buffer's largest value: clang contracts to FMA); a variant that "
                  "disagrees is marked `WRONG` and never counts.\n")
+    reused = sorted({ev for r in results for ev, i in r["ours"].items() if i.get("reused")})
+    if reused:
+        lines.append(f"The {', '.join(reused)} decisions (schedule, search time) come from an earlier run of the "
+                     "harness and were re-applied (`--reuse`), not searched again; every variant, theirs "
+                     "included, was measured again in this run.\n")
     lines.append("Columns: median time of the naive lowering, then each variant's speedup over it; "
                  "`best base` = the fastest correct baseline (mlir-affine, clang, polly); `vs best` = our "
                  "hybrid result against it (>1: we win). Search = our pass's wall time with each evaluator "
@@ -313,7 +347,7 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
     lines.append("MLIR pipelines tried (the fastest correct one per kernel is the `mlir-affine` column):\n")
     for k, v in MLIR_PIPELINES.items():
         lines.append(f"- `{k}`: `{v}`")
-    lines.append(f"\nclang: `{CLANG} {' '.join(CLANG_FLAGS)}`; polly: `{CLANG} {' '.join(POLLY_FLAGS)}`.")
+    lines.append(f"\nclang: `{CLANG} {' '.join(CLANG_FLAGS + LIBS)}`; polly: `{CLANG} {' '.join(POLLY_FLAGS + LIBS)}`.")
     out_md.write_text("\n".join(lines) + "\n")
     plot(results, out_png)
     return ratios
@@ -374,6 +408,9 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="CI smoke test: a few small kernels, model and hybrid, 1 repetition, into a temp dir")
     ap.add_argument("--report-only", action="store_true", help="only rewrite the report from the cache")
+    ap.add_argument("--reuse", default="",
+                    help="with --force: evaluators whose earlier decision (schedule, search time) is re-applied "
+                         "from the cache instead of searching again, e.g. 'execution'")
     args = ap.parse_args()
     if args.quick:
         args.kernels = args.kernels or ",".join(QUICK)
@@ -382,6 +419,7 @@ def main():
         tmp = Path(tempfile.mkdtemp(prefix="autosched-bench-"))
         args.results, args.report = tmp / "results", tmp / "RESULTS.md"
     args.evaluators = [e for e in args.evaluators.split(",") if e]
+    args.reuse = [e for e in args.reuse.split(",") if e]
     args.machine = machine()
     for tool in [AUTOSCHED, PLUGIN]:
         if not tool.exists():
@@ -391,6 +429,7 @@ def main():
     names.sort(key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
     args.results.mkdir(parents=True, exist_ok=True)
     results = []
+    broken = []
     try:
         from tqdm import tqdm
         progress = tqdm(names, desc="kernels", file=sys.stderr)
@@ -407,7 +446,14 @@ def main():
         work = Path(tempfile.mkdtemp(prefix=f"autosched-bench-{name}-"))
         try:
             started = time.time()
-            res = measure_kernel(name, args, work)
+            previous = json.loads(cache.read_text()) if cache.exists() else None
+            try:
+                res = measure_kernel(name, args, work, previous)
+            except (RuntimeError, subprocess.SubprocessError) as e:
+                # One kernel that cannot be measured must not lose the others.
+                log(f"  {name}: {e}")
+                broken.append((name, str(e)))
+                continue
             res["harness_seconds"] = time.time() - started
             res["settings"] = {"reps": args.reps, "warmup": args.warmup, "threads": args.threads,
                                "machine": args.machine, "execution_options": args.execution_options}
@@ -420,10 +466,11 @@ def main():
     print(args.report.read_text())
     # The smoke test fails on a wrong output or a failed pass run, never on speed.
     bad = [(r["kernel"], summarize(r)["wrong"]) for r in results if summarize(r)["wrong"]]
-    failed = [(r["kernel"], ev) for r in results for ev, i in r["ours"].items() if not i.get("ok")]
+    failed = [(r["kernel"], ev) for r in results for ev, i in r["ours"].items()
+              if not i.get("ok") and not i.get("skipped")]
     ours_wrong = [(k, w) for k, ws in bad for w in ws if w.split(":")[0] in EVALUATORS]
-    if failed or ours_wrong:
-        log(f"FAILED: pass runs {failed}, wrong outputs of ours {ours_wrong}")
+    if failed or ours_wrong or broken:
+        log(f"FAILED: pass runs {failed}, wrong outputs of ours {ours_wrong}, kernels not measured {broken}")
         sys.exit(1)
 
 

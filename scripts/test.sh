@@ -16,8 +16,8 @@ cargo test --release 2>&1 | tee build/cargo-test.log
 echo "== lit"
 .venv/bin/lit -sv test-mlir 2>&1 | tee build/lit.log
 
-echo "== pytest (Python side: the Ray driver, training smoke, export and parity)"
-.venv/bin/python -m pytest -q onnx/tests 2>&1 | tee build/pytest.log
+echo "== pytest (training smoke, export and parity; benchmarks: equivalence of every optimized kernel, harness smoke)"
+.venv/bin/python -m pytest -q onnx/tests benchmarks/tests 2>&1 | tee build/pytest.log
 
 # One summary line over all runners (each failed above already if anything failed).
 cargo_pass=$(grep -Eo '^test result: ok\. [0-9]+ passed' build/cargo-test.log | awk '{s+=$4} END {print s+0}')

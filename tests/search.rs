@@ -190,3 +190,28 @@ fn execution_and_hybrid_decisions_are_measured() {
     }
     assert_eq!(m.operation().to_text(), before, "measuring does not change the function");
 }
+
+#[test]
+fn finalists_cover_distinct_loop_structures_first() {
+    use affine_autosched::search::{finalists, structure, Scored};
+    let s = |text: &str, score: f32| Scored { schedule: text.parse().unwrap(), score };
+    let ranked = vec![
+        s("fuse(L0, L1, 2); tile(L1:16)", 3.0),
+        s("fuse(L0, L1, 2); tile(L1:32)", 2.9),
+        Scored { schedule: Schedule::default(), score: 2.5 },
+        s("interchange(L1.0, L1); parallelize(L1.0)", 2.0),
+        s("tile(L1:16)", 1.5),
+        s("fuse(L0, L1, 2)", 1.2),
+    ];
+    assert_eq!(structure(&ranked[0].schedule), "fuse(L0, L1, 2)");
+    assert_eq!(structure(&ranked[4].schedule), "");
+    let pick = |k| finalists(&ranked, k).iter().map(|f| f.schedule.to_string()).collect::<Vec<_>>();
+    // The best of each structure (the identity is never a finalist), then the next best.
+    assert_eq!(
+        pick(3),
+        vec!["fuse(L0, L1, 2); tile(L1:16)", "interchange(L1.0, L1); parallelize(L1.0)", "tile(L1:16)"]
+    );
+    assert_eq!(pick(4)[3], "fuse(L0, L1, 2); tile(L1:32)");
+    assert_eq!(pick(1), vec!["fuse(L0, L1, 2); tile(L1:16)"]);
+    assert_eq!(pick(10).len(), 5);
+}

@@ -205,6 +205,9 @@ enum Command {
         /// times) as one JSON line to this file
         #[arg(long)]
         report: Option<PathBuf>,
+        /// Also print the search's N best schedules with their scores
+        #[arg(long, default_value_t = 0)]
+        show_ranking: usize,
     },
     /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
     /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
@@ -541,6 +544,7 @@ struct OptimizeArgs {
     evaluator: String,
     measure_top_k: usize,
     report: Option<PathBuf>,
+    show_ranking: usize,
 }
 
 /// The pass's search from the command line: the same decisions, remarks on stderr.
@@ -592,6 +596,9 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         };
         for w in &decision.warnings {
             eprintln!("autosched: warning: {w}");
+        }
+        for (i, s) in decision.ranked.iter().take(args.show_ranking).enumerate() {
+            eprintln!("autosched: @{name}: #{:<3} {:>7.3}  {}", i + 1, s.score, s.schedule);
         }
         let mut applied = false;
         if !decision.schedule.is_identity() {
@@ -856,9 +863,29 @@ fn main() -> ExitCode {
         Command::Score { dataset, model, onnxruntime, program_ids, out, time_batch } => {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
-        Command::Optimize { file, output, beam_width, max_depth, model, onnxruntime, evaluator, measure_top_k, report } => {
-            optimize(OptimizeArgs { file, output, beam_width, max_depth, model, onnxruntime, evaluator, measure_top_k, report })
-        }
+        Command::Optimize {
+            file,
+            output,
+            beam_width,
+            max_depth,
+            model,
+            onnxruntime,
+            evaluator,
+            measure_top_k,
+            report,
+            show_ranking,
+        } => optimize(OptimizeArgs {
+            file,
+            output,
+            beam_width,
+            max_depth,
+            model,
+            onnxruntime,
+            evaluator,
+            measure_top_k,
+            report,
+            show_ranking,
+        }),
         Command::Layout => {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
             ExitCode::SUCCESS

@@ -15,7 +15,7 @@ use crate::cost_model::{CostModel, ModelError};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, Transform};
 use crate::transform;
 use candidates::{candidates, STAGES};
 pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
@@ -163,6 +163,41 @@ impl OptimizeConfig {
     }
 }
 
+/// The loop structure a schedule builds: its fusions and interchanges (tiling, unrolling,
+/// parallelization and vectorization refine a structure).
+pub fn structure(s: &Schedule) -> String {
+    let steps: Vec<String> = s
+        .steps
+        .iter()
+        .filter(|t| matches!(t, Transform::Fuse { .. } | Transform::Interchange { .. }))
+        .map(|t| t.to_string())
+        .collect();
+    steps.join("; ")
+}
+
+/// The `k` schedules to measure, from a ranking (best first): the best of each distinct loop
+/// structure first, so that a model that misranks whole structures (fuse-then-interchange
+/// against interchange alone, say) still gets each one tried; then the next best overall.
+pub fn finalists(ranked: &[Scored], k: usize) -> Vec<&Scored> {
+    let candidates: Vec<&Scored> = ranked.iter().filter(|s| !s.schedule.is_identity()).collect();
+    let mut seen = HashSet::new();
+    let mut out: Vec<&Scored> = Vec::new();
+    for s in &candidates {
+        if out.len() < k && seen.insert(structure(&s.schedule)) {
+            out.push(s);
+        }
+    }
+    for s in &candidates {
+        if out.len() >= k {
+            break;
+        }
+        if !out.iter().any(|o| std::ptr::eq(*o, *s)) {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// What [`optimize`] chose for a function, and the evidence.
 #[derive(Clone, Debug)]
 pub struct Decision {
@@ -184,6 +219,8 @@ pub struct Decision {
     pub measure_seconds: f64,
     /// Things the user should know (a candidate whose outputs differed, a fallback).
     pub warnings: Vec<String>,
+    /// The search's schedules, best first by the evaluator's score (for explaining).
+    pub ranked: Vec<Scored>,
 }
 
 /// Chooses a schedule for `func` with the evaluator of `cfg`. `model` is needed by the model
@@ -218,6 +255,7 @@ pub fn optimize(
         search_seconds: result.seconds,
         measure_seconds: 0.0,
         warnings,
+        ranked: result.ranked.clone(),
     };
     let identity = result.identity();
     let ratio = |s: &Scored| s.score / identity;
@@ -236,8 +274,7 @@ pub fn optimize(
     }
     // Hybrid and execution: measure the finalists and the original side by side, keep the
     // fastest measured.
-    let finalists: Vec<&Scored> =
-        result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect();
+    let finalists = finalists(&result.ranked, cfg.measure_top_k);
     if finalists.is_empty() {
         decision.kept = Some("no legal schedule to try".into());
         return Ok(decision);
