@@ -50,6 +50,22 @@ impl Evaluator for ModelEvaluator<'_> {
     }
 }
 
+/// The first operation nested in `op` that refers to another symbol (calls, globals).
+fn symbol_user(op: Op) -> Option<String> {
+    for block in op.blocks() {
+        for inner in block.ops() {
+            let name = inner.name();
+            if name.ends_with(".call") || name.contains("global") || name == "func.constant" {
+                return Some(name);
+            }
+            if let Some(found) = symbol_user(inner) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
 static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Candidates compiled into one library (the compilers' start-up is paid once per batch).
@@ -65,6 +81,8 @@ pub struct ExecutionEvaluator {
     cfg: MeasureConfig,
     /// Candidates measured so far.
     pub measured: usize,
+    /// The original's median time in the last measurement.
+    pub original_seconds: Option<f64>,
     pub warnings: Vec<String>,
 }
 
@@ -72,10 +90,23 @@ impl ExecutionEvaluator {
     /// Fails when `func` cannot be run by the driver (dynamic shapes, results, ...).
     pub fn new(func: Op, mut cfg: MeasureConfig) -> Result<Self, SearchError> {
         let sig = Signature::of(func)?;
+        // The candidates are measured as copies of the function alone in a module of their
+        // own: a function that refers to other symbols of its module cannot be.
+        if let Some(op) = symbol_user(func) {
+            return Err(SearchError::Measure(measure::MeasureError::Unsupported(format!(
+                "@{} uses '{op}', which refers to another symbol of the module",
+                func.string_attr("sym_name").unwrap_or_default()
+            ))));
+        }
         // Every legal schedule here preserves each element's order of operations.
         cfg.comparison = Comparison::Exact;
         let function = func.string_attr("sym_name").unwrap_or_default();
-        Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, warnings: Vec::new() })
+        Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, original_seconds: None, warnings: Vec::new() })
+    }
+
+    /// Timed repetitions per variant from now on.
+    pub fn set_reps(&mut self, reps: usize) {
+        self.cfg.reps = reps.max(1);
     }
 
     /// Measures the original and `schedules` in one run; speedups of each schedule.
@@ -105,6 +136,7 @@ impl ExecutionEvaluator {
             measure::measure_entries(&[measure::Library::Mlir(&text)], &entries, &self.sig, &self.cfg)?
         };
         self.measured += present.len();
+        self.original_seconds = Some(m.timings[0].median());
         let mut out = vec![None; schedules.len()];
         for (k, &i) in present.iter().enumerate() {
             let verdict = &m.verdicts[k];
@@ -147,6 +179,8 @@ impl Evaluator for ExecutionEvaluator {
                 // One bad candidate (e.g. a compiler failure) must not sink the batch: measure
                 // them one by one.
                 Err(e) if batch.len() > 1 => {
+                    // If the original alone cannot be measured, nothing can.
+                    self.measure_batch(&[])?;
                     log::info!("batch of {} failed ({e}); measuring one by one", batch.len());
                     batch.iter().map(|one| self.measure_one(one)).collect()
                 }
