@@ -324,6 +324,23 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
         vs_exec = g(f"{key}_exec") if key != "exec" else "—"
         lines.append(f"| {ev} | {g(f'{key}_polly')} | {g(f'{key}_mlir')} | {g(f'{key}_best')} | {vs_exec} |")
     lines.append("")
+    lines.append("## The issue's targets\n")
+    lines.append("| target | measured | met |")
+    lines.append("|---|---|---|")
+    for ev in ["model", "hybrid"]:
+        vp, vm = geomean(ratios[f"{ev}_polly"]), geomean(ratios[f"{ev}_mlir"])
+        lines.append(f"| geomean over Polly >= 1.3x ({ev}) | {vp:.3f}x | {'yes' if vp >= 1.3 else 'no'} |")
+        lines.append(f"| geomean over MLIR's passes >= 1.5x ({ev}) | {vm:.3f}x | {'yes' if vm >= 1.5 else 'no'} |")
+    me = geomean(ratios["model_exec"])
+    lines.append(f"| model-guided within 15% of execution-guided | {me:.3f} of it | {'yes' if me >= 0.85 else 'no'} |")
+    ms, es = sorted(search["model"]), sorted(search["execution"])
+    if ms and es:
+        f = es[len(es) // 2] / ms[len(ms) // 2]
+        lines.append(f"| model search >= 50x faster than execution (medians) | {f:.0f}x | {'yes' if f >= 50 else 'no'} |")
+        under = sum(1 for x in ms if x < 1.0)
+        lines.append(f"| model search under 1 s per kernel (pass wall time) | {under} of {len(ms)} kernels, "
+                     f"max {ms[-1]:.2f} s | {'yes' if under == len(ms) else 'no'} |")
+    lines.append("")
     lines.append("## Search time (wall time of the pass on one kernel)\n")
     lines.append("| evaluator | median s | max s | total s |")
     lines.append("|---|---|---|---|")
@@ -374,6 +391,9 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
     for k, v in MLIR_PIPELINES.items():
         lines.append(f"- `{k}`: `{v}`")
     lines.append(f"\nclang: `{CLANG} {' '.join(CLANG_FLAGS + LIBS)}`; polly: `{CLANG} {' '.join(POLLY_FLAGS + LIBS)}`.")
+    discussion = ROOT / "benchmarks" / "discussion.md"
+    if discussion.exists():
+        lines.append(discussion.read_text())
     out_md.write_text("\n".join(lines) + "\n")
     plot(results, out_png)
     return ratios

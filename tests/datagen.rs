@@ -49,7 +49,7 @@ fn every_program_runs() {
                     let m = LoadedModule::from_source(&p.mlir).map_err(|e| e.to_string())?;
                     let sig = measure::Signature::of(m.functions()[0]).map_err(|e| e.to_string())?;
                     let entry = measure::Entry { label: "v0".into(), library: 0, function: "v0".into() };
-                    measure::measure_entries(&[text.as_str()], &[entry], &sig, &cfg).map_err(|e| e.to_string())?;
+                    measure::measure_entries(&[measure::Library::Mlir(text.as_str())], &[entry], &sig, &cfg).map_err(|e| e.to_string())?;
                     Ok(())
                 })();
                 if let Err(e) = result {
