@@ -246,11 +246,15 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
                  "that one run. Every variant's outputs are compared with the naive version's on the same seeded "
                  "inputs (within 1e-3 of each buffer's largest value: clang contracts to FMA); a variant that "
                  "disagrees is marked `WRONG` and never counts.\n")
-    reused = sorted({ev for r in results for ev, i in r["ours"].items() if i.get("reused")})
-    if reused:
-        lines.append(f"The {', '.join(reused)} decisions (schedule, search time) come from an earlier run of the "
-                     "harness and were re-applied (`--reuse`), not searched again; every variant, theirs "
-                     "included, was measured again in this run.\n")
+    for ev in EVALUATORS:
+        reused = [r["kernel"] for r in results if (r["ours"].get(ev) or {}).get("reused")]
+        if reused:
+            lines.append(f"The {ev} decisions (schedule, search time) of {len(reused)} kernels ({', '.join(reused)}) "
+                         "come from an earlier run of the harness and were re-applied (`--reuse`), not searched "
+                         "again; every variant, theirs included, was measured again in the kernel's run.\n")
+    if len(results) > 1:
+        lines.append("Each kernel is measured in its own run; kernels may come from different invocations of the "
+                     "harness (the cache), so compare ratios within a row rather than times across rows.\n")
     lines.append("Columns: median time of the naive lowering, then each variant's speedup over it; "
                  "`best base` = the fastest correct baseline (mlir-affine, clang, polly); `vs best` = our "
                  "hybrid result against it (>1: we win). Search = our pass's wall time with each evaluator "
