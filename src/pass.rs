@@ -186,28 +186,23 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     for w in &decision.warnings {
         emit(Diagnostic { op: Some(func), severity: Severity::Warning, message: format!("affine-autosched: {w}") });
     }
-    log::info!("{}", decision.summary(&program.function, options.evaluator));
-    if decision.schedule.is_identity() {
-        emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
+    let outcome = if decision.schedule.is_identity() {
+        Outcome::Unchanged
+    } else if let Err(e) = transform::apply(func, &decision.schedule) {
+        emit(Diagnostic {
+            op: Some(func),
+            severity: Severity::Warning,
+            message: format!(
+                "affine-autosched: @{}: left unchanged: the chosen schedule {} failed to apply: {e}",
+                program.function, decision.schedule
+            ),
+        });
         return Outcome::Unchanged;
-    }
-    match transform::apply(func, &decision.schedule) {
-        Ok(()) => {
-            emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
-            Outcome::Transformed
-        }
-        Err(e) => {
-            emit(Diagnostic {
-                op: Some(func),
-                severity: Severity::Warning,
-                message: format!(
-                    "affine-autosched: @{}: left unchanged: the chosen schedule {} failed to apply: {e}",
-                    program.function, decision.schedule
-                ),
-            });
-            Outcome::Unchanged
-        }
-    }
+    } else {
+        Outcome::Transformed
+    };
+    emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
+    outcome
 }
 
 /// The model's predicted speedup of `schedule` on `program` (the shipped model unless

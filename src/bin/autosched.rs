@@ -5,19 +5,49 @@ use affine_autosched::measure::{self, Comparison, MeasureConfig};
 use affine_autosched::cost_model::{self, CostModel};
 use affine_autosched::{features, mlir::LoadedModule, pass, transform};
 
+#[derive(clap::Args)]
 struct RunArgs {
     file: PathBuf,
+    /// The schedule to compare with the original (optional).
+    #[arg(long, short)]
     schedule: Option<String>,
+    /// The function to run (default: the only function with a body).
+    #[arg(long)]
     function: Option<String>,
+    /// Timed runs per variant (the median is reported).
+    #[arg(long, default_value_t = 7)]
     reps: usize,
+    /// Untimed runs per variant first.
+    #[arg(long, default_value_t = 2)]
     warmup: usize,
+    /// OpenMP threads for parallel loops (default: all cores).
+    #[arg(long)]
     threads: Option<usize>,
+    /// Kill the program after this many seconds.
+    #[arg(long, default_value_t = 300)]
     timeout: u64,
+    /// Compare float outputs with this relative tolerance instead of bit for bit (for
+    /// schedules that reassociate reductions).
+    #[arg(long)]
     tolerance: Option<f64>,
+    /// Keep the generated files (MLIR, LLVM IR, libraries, driver) in this directory.
+    #[arg(long)]
     keep: Option<PathBuf>,
+    /// Floating-point operations per run, to print GFLOP/s.
+    #[arg(long)]
     flops: Option<f64>,
+    /// Another variant to run next to the original, as LABEL=PATH: an MLIR file holding
+    /// the same function (e.g. the output of a pass pipeline), or a shared library
+    /// exporting `_mlir_ciface_<function>` (e.g. C compiled with `autosched c-wrapper`'s
+    /// wrapper). Repeatable.
+    #[arg(long = "variant")]
     variants: Vec<String>,
+    /// Compare float outputs within this error relative to each reference buffer's
+    /// largest magnitude (for code from other compilers).
+    #[arg(long)]
     normalized_tolerance: Option<f64>,
+    /// Also write every timing and verdict to this JSON file.
+    #[arg(long)]
     json: Option<PathBuf>,
 }
 use clap::{Parser, Subcommand};
@@ -66,50 +96,7 @@ enum Command {
     /// Compile FILE's function for this CPU, run it on seeded inputs and time it; with
     /// --schedule, also the transformed version, side by side: median time, spread,
     /// speedup, and whether the outputs agree.
-    Run {
-        file: PathBuf,
-        /// The schedule to compare with the original (optional).
-        #[arg(long, short)]
-        schedule: Option<String>,
-        /// The function to run (default: the only function with a body).
-        #[arg(long)]
-        function: Option<String>,
-        /// Timed runs per variant (the median is reported).
-        #[arg(long, default_value_t = 7)]
-        reps: usize,
-        /// Untimed runs per variant first.
-        #[arg(long, default_value_t = 2)]
-        warmup: usize,
-        /// OpenMP threads for parallel loops (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Kill the program after this many seconds.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Compare float outputs with this relative tolerance instead of bit for bit (for
-        /// schedules that reassociate reductions).
-        #[arg(long)]
-        tolerance: Option<f64>,
-        /// Keep the generated files (MLIR, LLVM IR, libraries, driver) in this directory.
-        #[arg(long)]
-        keep: Option<PathBuf>,
-        /// Floating-point operations per run, to print GFLOP/s.
-        #[arg(long)]
-        flops: Option<f64>,
-        /// Another variant to run next to the original, as LABEL=PATH: an MLIR file holding
-        /// the same function (e.g. the output of a pass pipeline), or a shared library
-        /// exporting `_mlir_ciface_<function>` (e.g. C compiled with `autosched c-wrapper`'s
-        /// wrapper). Repeatable.
-        #[arg(long = "variant")]
-        variants: Vec<String>,
-        /// Compare float outputs within this error relative to each reference buffer's
-        /// largest magnitude (for code from other compilers).
-        #[arg(long)]
-        normalized_tolerance: Option<f64>,
-        /// Also write every timing and verdict to this JSON file.
-        #[arg(long)]
-        json: Option<PathBuf>,
-    },
+    Run(RunArgs),
     /// Write the C source of `_mlir_ciface_<function>` that forwards to a C function of the
     /// same name taking plain pointers (PolyBench style), for running C next to MLIR with
     /// `autosched run --variant`.
@@ -183,32 +170,7 @@ enum Command {
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
     /// predicted faster than the original.
-    Optimize {
-        file: PathBuf,
-        #[arg(long, short)]
-        output: Option<PathBuf>,
-        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_BEAM_WIDTH as usize)]
-        beam_width: usize,
-        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MAX_DEPTH as usize)]
-        max_depth: usize,
-        #[arg(long)]
-        model: Option<PathBuf>,
-        #[arg(long)]
-        onnxruntime: Option<PathBuf>,
-        /// How candidates are scored: model, execution (compile and run every candidate) or
-        /// hybrid (model search, then the best --measure-top-k are run and the fastest kept)
-        #[arg(long, default_value = "model")]
-        evaluator: String,
-        #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
-        measure_top_k: usize,
-        /// Write each function's decision (schedule, predicted/measured speedup, candidates,
-        /// times) as one JSON line to this file
-        #[arg(long)]
-        report: Option<PathBuf>,
-        /// Also print the search's N best schedules with their scores
-        #[arg(long, default_value_t = 0)]
-        show_ranking: usize,
-    },
+    Optimize(OptimizeArgs),
     /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
     /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
     /// parity check, onnx/tests/test_parity.py).
@@ -534,16 +496,31 @@ fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime:
     ExitCode::SUCCESS
 }
 
+#[derive(clap::Args)]
 struct OptimizeArgs {
     file: PathBuf,
+    #[arg(long, short)]
     output: Option<PathBuf>,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_BEAM_WIDTH as usize)]
     beam_width: usize,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MAX_DEPTH as usize)]
     max_depth: usize,
+    #[arg(long)]
     model: Option<PathBuf>,
+    #[arg(long)]
     onnxruntime: Option<PathBuf>,
+    /// How candidates are scored: model, execution (compile and run every candidate) or
+    /// hybrid (model search, then the best --measure-top-k are run and the fastest kept)
+    #[arg(long, default_value = "model")]
     evaluator: String,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
     measure_top_k: usize,
+    /// Write each function's decision (schedule, predicted/measured speedup, candidates,
+    /// times) as one JSON line to this file
+    #[arg(long)]
     report: Option<PathBuf>,
+    /// Also print the search's N best schedules with their scores
+    #[arg(long, default_value_t = 0)]
     show_ranking: usize,
 }
 
@@ -863,29 +840,7 @@ fn main() -> ExitCode {
         Command::Score { dataset, model, onnxruntime, program_ids, out, time_batch } => {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
-        Command::Optimize {
-            file,
-            output,
-            beam_width,
-            max_depth,
-            model,
-            onnxruntime,
-            evaluator,
-            measure_top_k,
-            report,
-            show_ranking,
-        } => optimize(OptimizeArgs {
-            file,
-            output,
-            beam_width,
-            max_depth,
-            model,
-            onnxruntime,
-            evaluator,
-            measure_top_k,
-            report,
-            show_ranking,
-        }),
+        Command::Optimize(args) => optimize(args),
         Command::Layout => {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
             ExitCode::SUCCESS
@@ -896,35 +851,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::CWrapper { file, function, output } => c_wrapper(file, function, output),
-        Command::Run {
-            file,
-            schedule,
-            function,
-            reps,
-            warmup,
-            threads,
-            timeout,
-            tolerance,
-            keep,
-            flops,
-            variants,
-            normalized_tolerance,
-            json,
-        } => run(RunArgs {
-            file,
-            schedule,
-            function,
-            reps,
-            warmup,
-            threads,
-            timeout,
-            tolerance,
-            keep,
-            flops,
-            variants,
-            normalized_tolerance,
-            json,
-        }),
+        Command::Run(args) => run(args),
         Command::Describe { file, function, lines, tree, allow_unregistered_dialect } => {
             let module = match load(&file, allow_unregistered_dialect) {
                 Ok(m) => m,
