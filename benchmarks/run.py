@@ -167,6 +167,7 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
             continue
         log(f"  our pass, evaluator={ev}")
         info = ours(kernel, ev, path, args.execution_options if ev == "execution" else "")
+        info["code"] = args.code
         result["ours"][ev] = info
         if info["ok"]:
             variants.append((ev, path))
@@ -252,6 +253,18 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
             lines.append(f"The {ev} decisions (schedule, search time) of {len(reused)} kernels ({', '.join(reused)}) "
                          "come from an earlier run of the harness and were re-applied (`--reuse`), not searched "
                          "again; every variant, theirs included, was measured again in the kernel's run.\n")
+    searched_by = {}
+    for r in results:
+        for ev in EVALUATORS:
+            info = r["ours"].get(ev) or {}
+            if info.get("ok"):
+                searched_by.setdefault(info.get("code", "not recorded"), []).append(f"{r['kernel']} ({ev})")
+    if len(searched_by) > 1 or any(v.endswith(("-dirty", "-stale")) or v == "not recorded" for v in searched_by):
+        lines.append("The decisions were searched by different versions of the pass (commit the plugin was built "
+                     "from; results of runs before the harness recorded it: `not recorded`): "
+                     + "; ".join(f"`{v}`: {', '.join(ks)}" for v, ks in sorted(searched_by.items())) + ".\n")
+    elif searched_by:
+        lines.append(f"Every decision was searched by the pass built from commit `{next(iter(searched_by))}`.\n")
     if len(results) > 1:
         lines.append("Each kernel is measured in its own run; kernels may come from different invocations of the "
                      "harness (the cache), so compare ratios within a row rather than times across rows.\n")
@@ -443,6 +456,20 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores"
 
 
+def code_version() -> str:
+    """The commit the pass was built from, as far as the harness can tell: `-dirty` when
+    src/ or passes/ differ from it, `-stale` when they are newer than the plugin."""
+    rc, out, _ = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
+    version = out.strip() if rc == 0 else "unknown"
+    rc, out, _ = run(["git", "-C", ROOT, "status", "--porcelain", "--", "src", "passes"])
+    if rc == 0 and out.strip():
+        version += "-dirty"
+    sources = [p for d in ("src", "passes") for p in (ROOT / d).rglob("*") if p.is_file()]
+    if PLUGIN.exists() and any(p.stat().st_mtime > PLUGIN.stat().st_mtime for p in sources):
+        version += "-stale"
+    return version
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", help="comma-separated kernel names (default: all in benchmarks/polybench)")
@@ -471,6 +498,7 @@ def main():
     args.evaluators = [e for e in args.evaluators.split(",") if e]
     args.reuse = [e for e in args.reuse.split(",") if e]
     args.machine = machine()
+    args.code = code_version()
     for tool in [AUTOSCHED, PLUGIN]:
         if not tool.exists():
             raise SystemExit(f"{tool} is missing: build first (scripts/setup.sh)")

@@ -121,6 +121,63 @@ pub fn variants_module(func: Op, variants: &[(&Schedule, String)]) -> (String, V
     }
 }
 
+/// A function with the first steps of schedules applied, to check many continuations of
+/// them (the children of one beam state) without analysing the function and replaying
+/// those steps for each: every check clones the prefix, runs the new steps and verifies.
+/// Checking `prefix + steps` here is the same as [`check`] on the whole schedule.
+pub struct Prefix {
+    clone: Op,
+    program: Program,
+    schedule: Schedule,
+}
+
+impl Prefix {
+    /// `schedule` applied to a tagged clone of `func` (`func` is not changed).
+    pub fn new(func: Op, schedule: &Schedule) -> Result<Prefix, TransformError> {
+        let program = ir::analyze_function(func).map_err(|e| TransformError::Analysis(e.to_string()))?.program;
+        check_names(&program, schedule)?;
+        // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
+        let clone = Op(unsafe { autosched_tx_clone(func.0) });
+        let prefix = Prefix { clone, program, schedule: schedule.clone() };
+        let tagged = ir::analyze_function(clone).map_err(|e| TransformError::Analysis(e.to_string()))?;
+        for (l, op) in tagged.program.loops.iter().zip(&tagged.loop_ops) {
+            op.set_string_attr(LOOP_TAG, &l.name);
+        }
+        for (i, step) in schedule.steps.iter().enumerate() {
+            run_step(clone.0, i + 1, step)?;
+        }
+        Ok(prefix)
+    }
+
+    /// Whether the prefix followed by `steps` applies (legal, verifies).
+    pub fn check(&self, steps: &[Transform]) -> Result<(), TransformError> {
+        let mut whole = self.schedule.clone();
+        whole.steps.extend(steps.iter().cloned());
+        check_names(&self.program, &whole)?;
+        // SAFETY: the prefix's clone is live; this copy is destroyed before returning.
+        let copy = unsafe { autosched_tx_clone(self.clone.0) };
+        let result = (|| {
+            for (i, step) in steps.iter().enumerate() {
+                run_step(copy, self.schedule.steps.len() + i + 1, step)?;
+            }
+            let mut why = String::new();
+            if unsafe { autosched_tx_verify(copy, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
+                return Err(TransformError::Verify(why));
+            }
+            Ok(())
+        })();
+        unsafe { autosched_tx_destroy(copy) };
+        result
+    }
+}
+
+impl Drop for Prefix {
+    fn drop(&mut self) {
+        // SAFETY: the clone is detached and owned by this Prefix alone.
+        unsafe { autosched_tx_destroy(self.clone.0) };
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Mode {
     Commit,

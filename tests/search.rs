@@ -5,7 +5,7 @@ use affine_autosched::cost_model;
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
 use affine_autosched::schedule::{Schedule, Transform};
-use affine_autosched::search::candidates::{candidates, Stage};
+use affine_autosched::search::candidates::{candidates, combinations, Stage};
 use affine_autosched::search::{beam_search, SearchConfig};
 use affine_autosched::transform;
 use std::path::PathBuf;
@@ -41,6 +41,69 @@ fn candidates_follow_the_tree_and_the_schedule_so_far() {
     let tiled: Schedule = "tile(L0:16, L0.0:16)".parse().unwrap();
     let par = candidates(&p, &tiled, Stage::Parallelization);
     assert!(par.contains(&Transform::Parallelize { target: "L0.t".parse().unwrap() }), "{par:?}");
+}
+
+fn benchmark(name: &str) -> LoadedModule {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/polybench").join(name);
+    LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn texts(ts: &[Transform]) -> Vec<String> {
+    ts.iter().map(|t| t.to_string()).collect()
+}
+
+#[test]
+fn inner_nests_get_their_own_candidates_and_one_step_each_at_once() {
+    // jacobi-2d: a time loop L0 over two sweeps L0.0 (i, j) and L0.1 (i, j).
+    let m = benchmark("jacobi-2d.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let id = Schedule::default();
+    let par = candidates(&p, &id, Stage::Parallelization);
+    assert_eq!(
+        texts(&par),
+        ["parallelize(L0)", "parallelize(L0.0)", "parallelize(L0.0.0)", "parallelize(L0.1)", "parallelize(L0.1.0)"]
+    );
+    let legal: Vec<Transform> =
+        par.into_iter().filter(|t| transform::check(f, &Schedule { steps: vec![t.clone()] }).is_ok()).collect();
+    assert!(!texts(&legal).contains(&"parallelize(L0)".to_string()), "the time loop carries a dependence");
+    // One parallel loop per sweep, the outermost legal one, never one inside another.
+    let combos = combinations(&p, &id, Stage::Parallelization, &legal);
+    assert_eq!(combos.iter().map(|c| texts(c)).collect::<Vec<_>>(), [["parallelize(L0.0)", "parallelize(L0.1)"]]);
+    transform::check(f, &Schedule { steps: combos[0].clone() }).unwrap();
+    // Interchange and tiling reach into the sweeps too.
+    let inter = texts(&candidates(&p, &id, Stage::Interchange));
+    assert_eq!(inter, ["interchange(L0.0.0, L0.0)", "interchange(L0.1.0, L0.1)"]);
+    // Unrolling by one factor everywhere: the innermost loops only (not their parents).
+    let unroll = candidates(&p, &id, Stage::Unrolling);
+    let combos = combinations(&p, &id, Stage::Unrolling, &unroll);
+    assert!(combos.iter().any(|c| texts(c) == ["unroll(L0.0.0:2)", "unroll(L0.1.0:2)"]), "{combos:?}");
+    assert!(combos.iter().all(|c| c.len() == 2), "{combos:?}");
+    // Nothing is combined from a single nest's steps.
+    let g = module("gemm.mlir");
+    let gemm = program_of(&g, "gemm");
+    let par = candidates(&gemm, &id, Stage::Parallelization);
+    assert!(combinations(&gemm, &id, Stage::Parallelization, &par).is_empty());
+}
+
+#[test]
+fn long_chains_get_rotations() {
+    // conv2d's second nest is 7 loops deep (n, k, h, w, c, r, s): windows of 4 or more loops
+    // get the two rotations, so that w can go innermost under c, r, s.
+    let m = benchmark("conv2d.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let inter = texts(&candidates(&p, &Schedule::default(), Stage::Interchange));
+    let sink_w = "interchange(L1.0.0.0.0, L1.0.0.0.0.0, L1.0.0.0.0.0.0, L1.0.0.0)";
+    assert!(inter.contains(&sink_w.to_string()), "{inter:?}");
+    let hoist_s = "interchange(L1.0.0.0.0.0.0, L1.0.0.0, L1.0.0.0.0, L1.0.0.0.0.0)";
+    assert!(inter.contains(&hoist_s.to_string()), "{inter:?}");
+    // Windows of 2 and 3 loops keep every order; longer ones only the two rotations.
+    let long = inter.iter().filter(|t| t.matches(", ").count() >= 3).count();
+    // (the zeroing nest L0 is 4 deep: one such window; the 7-deep nest has 4 + 3 + 2 + 1)
+    let windows = |depth: usize| -> usize { (4..=depth).map(|len| depth - len + 1).sum() };
+    assert_eq!(long, 2 * (windows(4) + windows(7)));
+    transform::check(f, &sink_w.parse().unwrap()).unwrap();
 }
 
 #[test]
@@ -214,4 +277,30 @@ fn finalists_cover_distinct_loop_structures_first() {
     assert_eq!(pick(4)[3], "fuse(L0, L1, 2); tile(L1:32)");
     assert_eq!(pick(1), vec!["fuse(L0, L1, 2); tile(L1:16)"]);
     assert_eq!(pick(10).len(), 5);
+}
+
+#[test]
+fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
+    // The search checks each child of a beam state from the state's transformed clone
+    // (transform::Prefix); it must accept and refuse exactly what a check from scratch does,
+    // with the same reasons (step numbers included).
+    for (file, prefix) in [("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"), ("2mm.mlir", "fuse(L0, L1, 1)")] {
+        let m = benchmark(file);
+        let f = m.functions()[0];
+        let p = ir::analyze_function(f).unwrap().program;
+        let prefix: Schedule = prefix.parse().unwrap();
+        let from = transform::Prefix::new(f, &prefix).unwrap();
+        let mut compared = 0;
+        for stage in [Stage::Interchange, Stage::Tiling, Stage::Unrolling, Stage::Parallelization, Stage::Vectorization] {
+            for step in candidates(&p, &prefix, stage) {
+                let mut whole = prefix.clone();
+                whole.steps.push(step.clone());
+                let a = from.check(std::slice::from_ref(&step)).map_err(|e| e.to_string());
+                let b = transform::check(f, &whole).map_err(|e| e.to_string());
+                assert_eq!(a, b, "{whole}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 20, "{file}: {compared}");
+    }
 }

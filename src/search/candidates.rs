@@ -33,23 +33,33 @@ fn name(program: &Program, sched: &Scheduled, node: usize) -> LoopName {
     text.parse().expect("the representation names loops validly")
 }
 
-/// The perfectly nested chain of loops from each top-level loop (node indices).
+/// The perfectly nested chain of loops from `root` down (node indices).
+fn chain_from(sched: &Scheduled, root: usize) -> Vec<usize> {
+    let mut chain = vec![root];
+    while let [Kid::Node(n)] = sched.nodes[chain[chain.len() - 1]].children.as_slice() {
+        chain.push(*n);
+    }
+    chain
+}
+
+/// The perfectly nested chain of every nest, outer nests first: one from each top-level
+/// loop, and one from each loop that shares its parent with another loop or a computation
+/// (the sweeps under a time loop, the inner nests of an imperfect nest). Interchange,
+/// tiling and parallelization work on a chain, so inner nests get their own.
 fn chains(sched: &Scheduled) -> Vec<Vec<usize>> {
-    sched
-        .roots
-        .iter()
-        .map(|&r| {
-            let mut chain = vec![r];
-            loop {
-                let last = chain[chain.len() - 1];
-                match sched.nodes[last].children.as_slice() {
-                    [Kid::Node(n)] => chain.push(*n),
-                    _ => break,
-                }
-            }
-            chain
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = sched.roots.iter().rev().copied().collect();
+    while let Some(root) = stack.pop() {
+        let chain = chain_from(sched, root);
+        let last = chain[chain.len() - 1];
+        out.push(chain);
+        let inner = sched.nodes[last].children.iter().rev().filter_map(|k| match k {
+            Kid::Node(n) => Some(*n),
+            Kid::Comp(_) => None,
+        });
+        stack.extend(inner);
+    }
+    out
 }
 
 /// Loops with no loop inside (unrolling and vectorization targets).
@@ -149,13 +159,21 @@ pub fn candidates(program: &Program, schedule: &Schedule, stage: Stage) -> Vec<T
         }
         Stage::Interchange => {
             for chain in chains(&sched) {
-                for len in 2..=3.min(chain.len()) {
+                for len in 2..=chain.len() {
                     for start in 0..=chain.len() - len {
                         let window = &chain[start..start + len];
                         if !rectangular(program, &sched, window) {
                             continue;
                         }
-                        for perm in permutations(len).into_iter().filter(|p| p.iter().enumerate().any(|(i, x)| i != *x)) {
+                        // Short windows: every order; longer ones: sink the outermost loop to
+                        // the bottom or hoist the innermost to the top (bringing a contiguous
+                        // dimension innermost, conv2d's w under c, r, s), not all len! orders.
+                        let perms = if len <= 3 {
+                            permutations(len)
+                        } else {
+                            vec![(1..len).chain([0]).collect(), [len - 1].into_iter().chain(0..len - 1).collect()]
+                        };
+                        for perm in perms.into_iter().filter(|p| p.iter().enumerate().any(|(i, x)| i != *x)) {
                             out.push(Transform::Interchange {
                                 order: perm.iter().map(|&i| name(program, &sched, window[i])).collect(),
                             });
@@ -212,5 +230,75 @@ pub fn candidates(program: &Program, schedule: &Schedule, stage: Stage) -> Vec<T
         }
     }
     out.dedup();
+    out
+}
+
+/// Steps of one stage taken together, from the single steps of that stage found legal after
+/// `schedule` (in candidate order). One step per stage leaves all but one nest of a
+/// multi-nest program untouched (the two sweeps of a stencil under its time loop); these
+/// combinations give every nest the same kind of step at once:
+/// - parallelization: the outermost legal loop of each nest, never one inside another;
+/// - vectorization: every legal innermost loop at one width;
+/// - unrolling: every legal innermost loop by one factor.
+///
+/// Only combinations of two or more steps are returned; the caller checks their legality
+/// as a whole.
+pub fn combinations(program: &Program, schedule: &Schedule, stage: Stage, legal: &[Transform]) -> Vec<Vec<Transform>> {
+    let Ok(sched) = Scheduled::new(program, schedule) else { return Vec::new() };
+    let node_of = |target: &LoopName| (0..sched.nodes.len()).find(|&n| name(program, &sched, n) == *target);
+    let inside = |inner: usize, outer: usize| {
+        let mut p = sched.nodes[inner].parent;
+        while let Some(q) = p {
+            if q == outer {
+                return true;
+            }
+            p = sched.nodes[q].parent;
+        }
+        false
+    };
+    let mut out = Vec::new();
+    match stage {
+        Stage::Parallelization => {
+            let mut chosen: Vec<(usize, &Transform)> = Vec::new();
+            for t in legal {
+                let Transform::Parallelize { target } = t else { continue };
+                let Some(n) = node_of(target) else { continue };
+                if chosen.iter().all(|&(c, _)| c != n && !inside(n, c) && !inside(c, n)) {
+                    chosen.push((n, t));
+                }
+            }
+            if chosen.len() >= 2 {
+                out.push(chosen.into_iter().map(|(_, t)| t.clone()).collect());
+            }
+        }
+        Stage::Vectorization => {
+            for w in VECTOR_WIDTHS {
+                let all: Vec<Transform> =
+                    legal.iter().filter(|t| matches!(t, Transform::Vectorize { width, .. } if *width == w)).cloned().collect();
+                if all.len() >= 2 {
+                    out.push(all);
+                }
+            }
+        }
+        Stage::Unrolling => {
+            let leaves = innermost(&sched);
+            for f in UNROLL_FACTORS {
+                let all: Vec<Transform> = legal
+                    .iter()
+                    .filter(|t| match t {
+                        Transform::Unroll { target, factor } => {
+                            *factor == f && node_of(target).is_some_and(|n| leaves.contains(&n))
+                        }
+                        _ => false,
+                    })
+                    .cloned()
+                    .collect();
+                if all.len() >= 2 {
+                    out.push(all);
+                }
+            }
+        }
+        Stage::Fusion | Stage::Interchange | Stage::Tiling => {}
+    }
     out
 }

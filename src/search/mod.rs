@@ -1,7 +1,8 @@
 //! `search`: beam search over schedules (the seeds' search, thesis §4.2): stages in a fixed
 //! order, each expanding every beam state with its legal candidates, all children of a
 //! stage scored in one batched call of an [`Evaluator`], the best `beam_width` kept (a state
-//! may also skip a stage), at most `max_depth` steps. Deterministic for a deterministic
+//! may also skip a stage), at most `max_depth` steps. A stage adds one step to a state, or
+//! the same kind of step to every nest at once ([`candidates::combinations`]). Deterministic for a deterministic
 //! evaluator: candidates come in a fixed order and ties break on the schedule's text.
 //!
 //! [`optimize`] turns a search into a decision for one function with one of the three
@@ -17,7 +18,7 @@ use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
 use crate::schedule::{Schedule, Transform};
 use crate::transform;
-use candidates::{candidates, STAGES};
+use candidates::{candidates, combinations, STAGES};
 pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -95,14 +96,40 @@ pub fn search(
             if state.schedule.steps.len() >= cfg.max_depth {
                 continue;
             }
+            let prefix = match transform::Prefix::new(func, &state.schedule) {
+                Ok(p) => p,
+                Err(e) => {
+                    log::warn!("{}: cannot extend: {e}", state.schedule);
+                    continue;
+                }
+            };
+            let mut legal = Vec::new();
             for step in candidates(program, &state.schedule, stage) {
                 let mut s = state.schedule.clone();
-                s.steps.push(step);
+                s.steps.push(step.clone());
                 proposed += 1;
                 if !seen.insert(s.to_string()) {
                     continue;
                 }
-                match transform::check(func, &s) {
+                match prefix.check(std::slice::from_ref(&step)) {
+                    Ok(()) => {
+                        children.push(s);
+                        legal.push(step);
+                    }
+                    Err(e) => log::trace!("{s}: {e}"),
+                }
+            }
+            for combo in combinations(program, &state.schedule, stage, &legal) {
+                if state.schedule.steps.len() + combo.len() > cfg.max_depth {
+                    continue;
+                }
+                let mut s = state.schedule.clone();
+                s.steps.extend(combo.iter().cloned());
+                proposed += 1;
+                if !seen.insert(s.to_string()) {
+                    continue;
+                }
+                match prefix.check(&combo) {
                     Ok(()) => children.push(s),
                     Err(e) => log::trace!("{s}: {e}"),
                 }
