@@ -367,6 +367,17 @@ pub(crate) fn output_with_timeout(
     mut cmd: Command,
     timeout: Duration,
 ) -> Result<(std::process::ExitStatus, String, String), MeasureError> {
+    // A killed mlir-opt (Ctrl-C, a build system's timeout) must not leave its compilers or a
+    // driver running on: the child gets SIGKILL when the thread that started it goes away.
+    // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
