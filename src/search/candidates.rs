@@ -26,7 +26,8 @@ pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
 pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
 pub const VECTOR_WIDTHS: [u32; 3] = [4, 8, 16];
 
-fn name(program: &Program, sched: &Scheduled, node: usize) -> LoopName {
+/// The name of a node of the scheduled loop tree (`.t` for a tile loop).
+pub(crate) fn name(program: &Program, sched: &Scheduled, node: usize) -> LoopName {
     let ent = sched.nodes[node].ent;
     let base = &program.loops[ent.loop_id].name;
     let text = if ent.tile { format!("{base}.t") } else { base.clone() };
