@@ -277,6 +277,26 @@ fn finalists_cover_distinct_loop_structures_first() {
     assert_eq!(pick(4)[3], "fuse(L0, L1, 2); tile(L1:32)");
     assert_eq!(pick(1), vec!["fuse(L0, L1, 2); tile(L1:16)"]);
     assert_eq!(pick(10).len(), 5);
+    // One structure, all serial at the top: the best parallel schedule is measured too.
+    let ranked = vec![
+        s("tile(L0.0:16)", 1.2),
+        s("tile(L0.0:32)", 1.19),
+        s("tile(L0.0:64)", 1.18),
+        s("tile(L0:128); parallelize(L0.t)", 1.1),
+        Scored { schedule: Schedule::default(), score: 1.0 },
+    ];
+    let pick = |k| finalists(&ranked, k).iter().map(|f| f.schedule.to_string()).collect::<Vec<_>>();
+    assert_eq!(pick(3), vec!["tile(L0.0:16)", "tile(L0:128); parallelize(L0.t)", "tile(L0.0:32)"]);
+    assert_eq!(pick(1), vec!["tile(L0.0:16)"]);
+    // ... and the other way round.
+    let flipped: Vec<Scored> = ranked
+        .iter()
+        .map(|x| Scored { score: if x.schedule.to_string().contains("parallel") { 2.0 } else { x.score }, ..x.clone() })
+        .collect();
+    let mut flipped = flipped;
+    flipped.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let picked: Vec<String> = finalists(&flipped, 2).iter().map(|f| f.schedule.to_string()).collect();
+    assert_eq!(picked, vec!["tile(L0:128); parallelize(L0.t)", "tile(L0.0:16)"]);
 }
 
 #[test]

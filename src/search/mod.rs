@@ -206,9 +206,16 @@ pub fn structure(s: &Schedule) -> String {
     steps.join("; ")
 }
 
+fn parallel(s: &Schedule) -> bool {
+    s.steps.iter().any(|t| matches!(t, Transform::Parallelize { .. }))
+}
+
 /// The `k` schedules to measure, from a ranking (best first): the best of each distinct loop
 /// structure first, so that a model that misranks whole structures (fuse-then-interchange
-/// against interchange alone, say) still gets each one tried; then the next best overall.
+/// against interchange alone, say) still gets each one tried; then, if the finalists so far
+/// are all parallel or all serial, the best of the other kind (whether threads pay off on a
+/// kernel of a few milliseconds is what the model knows least: gesummv's parallel schedules
+/// run 1.9x, its serial ones 1.0x, predicted alike); then the next best overall.
 pub fn finalists(ranked: &[Scored], k: usize) -> Vec<&Scored> {
     let candidates: Vec<&Scored> = ranked.iter().filter(|s| !s.schedule.is_identity()).collect();
     let mut seen = HashSet::new();
@@ -216,6 +223,13 @@ pub fn finalists(ranked: &[Scored], k: usize) -> Vec<&Scored> {
     for s in &candidates {
         if out.len() < k && seen.insert(structure(&s.schedule)) {
             out.push(s);
+        }
+    }
+    if out.len() < k && !out.is_empty() {
+        let have_parallel = out.iter().any(|s| parallel(&s.schedule));
+        let have_serial = out.iter().any(|s| !parallel(&s.schedule));
+        if let Some(other) = candidates.iter().find(|s| if have_parallel { !have_serial && !parallel(&s.schedule) } else { parallel(&s.schedule) }) {
+            out.push(other);
         }
     }
     for s in &candidates {
