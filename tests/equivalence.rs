@@ -155,3 +155,34 @@ fn crashes_and_hangs_are_reported() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
+    // Same result, 40 times the work: with a cutoff of 3x its correctness-check run is its
+    // only time (and shows it slow); without one it is timed like the others.
+    let dir = std::env::temp_dir().join(format!("autosched-cutoff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = |repeat: usize| {
+        format!(
+            "func.func @f(%A: memref<512x512xf32>) {{\n  %z = arith.constant 1.0 : f32\n  affine.for %r = 0 to {repeat} {{\n    \
+             affine.for %i = 0 to 512 {{\n      affine.for %j = 0 to 512 {{\n        \
+             affine.store %z, %A[%i, %j] : memref<512x512xf32>\n      }}\n    }}\n  }}\n  return\n}}\n"
+        )
+    };
+    let (fast_path, slow_path) = (dir.join("fast.mlir"), dir.join("slow.mlir"));
+    std::fs::write(&fast_path, body(1)).unwrap();
+    std::fs::write(&slow_path, body(40)).unwrap();
+    let (fast, sig) = measure::variant_from_file(&fast_path, "f", "original", None).unwrap();
+    let (mut slow, _) = measure::variant_from_file(&slow_path, "f", "slow", None).unwrap();
+    slow.label = "slow".into();
+    let vs = [fast, slow];
+    let cfg = MeasureConfig { warmup: 1, reps: 4, cutoff: Some(3.0), ..quick() };
+    let m = measure::measure("f", &sig, &vs, &cfg).unwrap();
+    assert!(m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    assert_eq!(m.timings[0].times.len(), 4);
+    assert_eq!(m.timings[1].times.len(), 1, "the slow variant is timed once");
+    assert!(m.speedup(1) < 1.0 / 3.0, "{}", m.speedup(1));
+    let m = measure::measure("f", &sig, &vs, &MeasureConfig { cutoff: None, ..cfg }).unwrap();
+    assert_eq!(m.timings[1].times.len(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -118,16 +118,17 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
     let _ = writeln!(c, "#define NARGS {}", sig.args.len());
     c.push_str(
         "int main(int argc, char **argv) {\n\
-         \x20 if (argc < 7 || (argc - 5) % 2) {\n\
-         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED (LIB SYMBOL)...\\n\"); return 2; }\n\
+         \x20 if (argc < 8 || (argc - 6) % 2) {\n\
+         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED CUTOFF (LIB SYMBOL)...\\n\"); return 2; }\n\
          \x20 const char *out = argv[1]; int warmup = atoi(argv[2]), reps = atoi(argv[3]);\n\
-         \x20 state = strtoull(argv[4], 0, 10) | 1; int nv = (argc - 5) / 2;\n\
+         \x20 state = strtoull(argv[4], 0, 10) | 1; double cutoff = atof(argv[5]); int nv = (argc - 6) / 2;\n\
          \x20 kernel_t *fn = calloc(nv, sizeof(kernel_t));\n\
+         \x20 double *tc = calloc(nv, sizeof(double)); int *skip = calloc(nv, sizeof(int));\n\
          \x20 for (int v = 0; v < nv; ++v) {\n\
-         \x20   void *h = dlopen(argv[5 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
+         \x20   void *h = dlopen(argv[6 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
          \x20   if (!h) { fprintf(stderr, \"dlopen: %s\\n\", dlerror()); return 3; }\n",
     );
-    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[6 + 2 * v]);\n");
+    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[7 + 2 * v]);\n");
     c.push_str("    if (!fn[v]) { fprintf(stderr, \"dlsym: %s\\n\", dlerror()); return 3; }\n  }\n");
     // Buffers: seeded initial contents and the working copies the kernels run on.
     let mut call_args = Vec::new();
@@ -180,11 +181,13 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
     let call = format!("fn[v]({})", call_args.join(", "));
     let _ = writeln!(
         c,
-        "  for (int v = 0; v < nv; ++v) {{\n    {restore}\n    {call};\n{dump}  }}\n\
+        "  for (int v = 0; v < nv; ++v) {{\n    {restore}\n    double c0 = now(); {call}; tc[v] = now() - c0;\n{dump}  }}\n\
          \x20 printf(\"checked\\n\"); fflush(stdout);\n\
-         \x20 for (int w = 0; w < warmup; ++w) for (int v = 0; v < nv; ++v) {{ {restore} {call}; }}\n\
+         \x20 for (int v = 1; v < nv; ++v) if (cutoff > 0 && tc[v] > cutoff * tc[0]) {{\n\
+         \x20   skip[v] = 1; printf(\"T %d %.9f\\n\", v, tc[v]); }}\n\
+         \x20 for (int w = 0; w < warmup; ++w) for (int v = 0; v < nv; ++v) {{ if (skip[v]) continue; {restore} {call}; }}\n\
          \x20 for (int r = 0; r < reps; ++r) for (int j = 0; j < nv; ++j) {{\n\
-         \x20   int v = (r + j) % nv; {restore}\n\
+         \x20   int v = (r + j) % nv; if (skip[v]) continue; {restore}\n\
          \x20   double t0 = now(); {call}; double t1 = now();\n\
          \x20   printf(\"T %d %.9f\\n\", v, t1 - t0);\n\
          \x20 }}\n\

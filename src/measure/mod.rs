@@ -124,6 +124,12 @@ pub struct MeasureConfig {
     /// Measure a second round when some variant's relative MAD exceeds this, and keep the
     /// steadier round.
     pub remeasure_above: Option<f64>,
+    /// A variant whose correctness-check run (every variant runs once before timing) took
+    /// more than this many times the reference's is not timed further: its one time is that
+    /// run's. For searches, where a candidate several times slower than the original only
+    /// needs to be known as slow (one that forks threads at every iteration of two outer
+    /// loops can take seconds per run).
+    pub cutoff: Option<f64>,
 }
 
 impl Default for MeasureConfig {
@@ -138,6 +144,7 @@ impl Default for MeasureConfig {
             comparison: Comparison::Exact,
             work_dir: None,
             remeasure_above: None,
+            cutoff: None,
         }
     }
 }
@@ -318,7 +325,9 @@ pub fn measure_entries(
         let mut round = fresh();
         parse_times(&stdout, &mut round)?;
         rounds += 1;
-        if round.iter().any(|t| t.times.len() != cfg.reps) {
+        // A variant cut off after its check run has that one time (the reference never is).
+        let complete = |v: usize, t: &Timing| t.times.len() == cfg.reps || (v > 0 && cfg.cutoff.is_some() && t.times.len() == 1);
+        if round.iter().enumerate().any(|(v, t)| !complete(v, t)) {
             return Err(MeasureError::Output(format!("expected {} timed runs per variant", cfg.reps)));
         }
         // Of two rounds, keep the steadier one whole: every ratio stays one taken within a
@@ -423,6 +432,7 @@ fn run_with_timeout(
         .arg(cfg.warmup.to_string())
         .arg(cfg.reps.to_string())
         .arg(cfg.seed.to_string())
+        .arg(cfg.cutoff.unwrap_or(0.0).to_string())
         .args(libs_and_symbols)
         .env("OMP_NUM_THREADS", cfg.threads.to_string());
     let (status, stdout, stderr) = output_with_timeout(cmd, cfg.timeout)?;

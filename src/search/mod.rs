@@ -165,6 +165,10 @@ pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchCo
 /// it, the difference is within what run-to-run noise produces on a shared machine.
 pub const MIN_MEASURED_GAIN: f64 = 1.02;
 
+/// During an execution-guided search, a candidate whose first (correctness-check) run takes
+/// more than this many times the original's is not timed further (see `MeasureConfig::cutoff`).
+pub const SEARCH_CUTOFF: f64 = 3.0;
+
 /// Finalists of a function faster than this are measured again with more repetitions.
 const SHORT_KERNEL_SECONDS: f64 = 0.005;
 const REPEAT_BUDGET: f64 = 0.2;
@@ -189,7 +193,9 @@ pub struct OptimizeConfig {
 impl OptimizeConfig {
     pub fn new(search: SearchConfig, evaluator: EvaluatorKind, measure_top_k: usize) -> Self {
         let final_measure = crate::measure::MeasureConfig { warmup: 1, reps: 5, ..Default::default() };
-        let search_measure = crate::measure::MeasureConfig { warmup: 0, reps: 2, ..Default::default() };
+        // Candidates over 3x slower than the original in the check run are not timed again.
+        let search_measure =
+            crate::measure::MeasureConfig { warmup: 0, reps: 2, cutoff: Some(SEARCH_CUTOFF), ..Default::default() };
         OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure }
     }
 }
