@@ -139,10 +139,7 @@ impl Prefix {
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
         let prefix = Prefix { clone, program, schedule: schedule.clone() };
-        let tagged = ir::analyze_function(clone).map_err(|e| TransformError::Analysis(e.to_string()))?;
-        for (l, op) in tagged.program.loops.iter().zip(&tagged.loop_ops) {
-            op.set_string_attr(LOOP_TAG, &l.name);
-        }
+        tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
         }
@@ -160,11 +157,7 @@ impl Prefix {
             for (i, step) in steps.iter().enumerate() {
                 run_step(copy, self.schedule.steps.len() + i + 1, step)?;
             }
-            let mut why = String::new();
-            if unsafe { autosched_tx_verify(copy, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
-                return Err(TransformError::Verify(why));
-            }
-            Ok(())
+            verify(copy)
         })();
         unsafe { autosched_tx_destroy(copy) };
         result
@@ -176,6 +169,24 @@ impl Drop for Prefix {
         // SAFETY: the clone is detached and owned by this Prefix alone.
         unsafe { autosched_tx_destroy(self.clone.0) };
     }
+}
+
+/// Tags every loop of `clone` with its name, which is how the C++ layer finds them.
+fn tag_loops(clone: Op) -> Result<(), TransformError> {
+    let tagged = ir::analyze_function(clone).map_err(|e| TransformError::Analysis(e.to_string()))?;
+    for (l, op) in tagged.program.loops.iter().zip(&tagged.loop_ops) {
+        op.set_string_attr(LOOP_TAG, &l.name);
+    }
+    Ok(())
+}
+
+fn verify(func: MlirOperation) -> Result<(), TransformError> {
+    let mut why = String::new();
+    // SAFETY: func is live; the report callback appends to `why` only during this call.
+    if unsafe { autosched_tx_verify(func, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
+        return Err(TransformError::Verify(why));
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy)]
@@ -197,18 +208,11 @@ fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, Tra
     let clone = unsafe { autosched_tx_clone(func.0) };
     let clone_op = Op(clone);
     let result = (|| {
-        let tagged = ir::analyze_function(clone_op).map_err(|e| TransformError::Analysis(e.to_string()))?;
-        for (l, op) in tagged.program.loops.iter().zip(&tagged.loop_ops) {
-            op.set_string_attr(LOOP_TAG, &l.name);
-        }
+        tag_loops(clone_op)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone, i + 1, step)?;
         }
-        let mut why = String::new();
-        if unsafe { autosched_tx_verify(clone, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
-            return Err(TransformError::Verify(why));
-        }
-        Ok(())
+        verify(clone)
     })();
     match (result, mode) {
         (Ok(()), Mode::Commit) => {

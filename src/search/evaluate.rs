@@ -39,20 +39,20 @@ impl<'a> ModelEvaluator<'a> {
 /// 0.18x, atax: 0.32x). The execution evaluator still explores them.
 pub fn outside_model_domain(program: &Program, schedule: &Schedule) -> Option<String> {
     let sched = Scheduled::new(program, schedule).ok()?;
+    // Inside the perfect chain of a top-level loop (gemm's j under i) is within reach: the
+    // data has tiled and interchanged chains whose outermost loop is parallel.
+    let below_imperfect = |n: usize| {
+        let mut p = sched.nodes[n].parent;
+        while let Some(q) = p {
+            if sched.nodes[q].children.len() != 1 {
+                return true;
+            }
+            p = sched.nodes[q].parent;
+        }
+        false
+    };
     for t in &schedule.steps {
         let Transform::Parallelize { target } = t else { continue };
-        // Inside the perfect chain of a top-level loop (gemm's j under i) is within reach:
-        // the data has tiled and interchanged chains whose outermost loop is parallel.
-        let below_imperfect = |n: usize| {
-            let mut p = sched.nodes[n].parent;
-            while let Some(q) = p {
-                if sched.nodes[q].children.len() != 1 {
-                    return true;
-                }
-                p = sched.nodes[q].parent;
-            }
-            false
-        };
         let nested = (0..sched.nodes.len())
             .any(|n| super::candidates::name(program, &sched, n) == *target && below_imperfect(n));
         if nested {

@@ -96,6 +96,10 @@ pub fn search(
             if state.schedule.steps.len() >= cfg.max_depth {
                 continue;
             }
+            let steps = candidates(program, &state.schedule, stage);
+            if steps.is_empty() {
+                continue;
+            }
             let prefix = match transform::Prefix::new(func, &state.schedule) {
                 Ok(p) => p,
                 Err(e) => {
@@ -104,7 +108,7 @@ pub fn search(
                 }
             };
             let mut legal = Vec::new();
-            for step in candidates(program, &state.schedule, stage) {
+            for step in steps {
                 let mut s = state.schedule.clone();
                 s.steps.push(step.clone());
                 proposed += 1;
