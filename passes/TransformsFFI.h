@@ -31,6 +31,10 @@ void autosched_tx_commit(MlirOperation original, MlirOperation clone);
 /// Drops the name tags from a (transformed) clone that is kept as a function of its own.
 void autosched_tx_strip_tags(MlirOperation func);
 
+/// Splits every loop named `name` into one loop per child (a loop or a store, with the
+/// pure operations that feed it), named `name.d0`, `name.d1`, ... in order.
+int32_t autosched_tx_distribute(MlirOperation func, const char *name,
+                                AutoschedTxReportFn fn, void *ctx);
 int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *second,
                           int64_t depth, AutoschedTxReportFn fn, void *ctx);
 int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, size_t n,

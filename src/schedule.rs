@@ -3,12 +3,16 @@
 //! Loops are named as the representation names them (`L0`, `L0.1.0`, ...: nest index, then
 //! the position among loop children). Tiling adds a tile-space loop above each tiled loop,
 //! named after it with `.t` (tiling `L0.0` creates `L0.0.t`); the tiled loop keeps its name
-//! and becomes the intra-tile loop. A name denotes every loop derived from that loop (an
-//! unrolled loop's clean-up copy keeps the name), and a step applies to all of them.
+//! and becomes the intra-tile loop. Distributing a loop replaces it by one loop per child
+//! (loop or computation, in order), named `.d0`, `.d1`, ... after it (distributing `L0.0`
+//! creates `L0.0.d0`, `L0.0.d1`; `L0.0` is gone). A name denotes every loop derived from
+//! that loop (an unrolled loop's clean-up copy keeps the name), and a step applies to all
+//! of them.
 //!
 //! Text form (steps separated by `;`, whitespace free):
 //!
 //! ```text
+//! distribute(L0.0)                 split L0.0 into one loop per child (L0.0.d0, L0.0.d1, ...)
 //! fuse(L0, L1, 2)                  fuse nest L1 into the preceding sibling nest L0 over 2 loops
 //! interchange(L0, L0.0.0, L0.0)    reorder a perfectly nested band: these loops, outermost first
 //! tile(L0:32, L0.0:64)             tile a band of 1 to 3 loops, a size per loop
@@ -34,6 +38,18 @@ impl LoopName {
         LoopName(format!("{}.t", self.0))
     }
 
+    /// The `k`-th loop that distributing this loop creates.
+    pub fn part(&self, k: usize) -> LoopName {
+        LoopName(format!("{}.d{k}", self.0))
+    }
+
+    /// The loop this one is a part of, if it was made by distribution (`L0.0.d1` -> `L0.0`).
+    pub fn distributed_from(&self) -> Option<LoopName> {
+        let (base, last) = self.0.rsplit_once('.')?;
+        let k = last.strip_prefix('d')?;
+        (!k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).then(|| LoopName(base.to_string()))
+    }
+
     /// Index of the nest this loop comes from.
     pub fn nest(&self) -> usize {
         self.0[1..].split('.').next().and_then(|n| n.parse().ok()).unwrap_or(0)
@@ -43,7 +59,8 @@ impl LoopName {
         let Some(rest) = s.strip_prefix('L') else { return false };
         let mut parts = rest.split('.');
         let first_ok = parts.next().is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-        first_ok && parts.all(|p| p == "t" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        first_ok && parts.all(|p| p == "t" || digits(p) || p.strip_prefix('d').is_some_and(digits))
     }
 }
 
@@ -53,7 +70,7 @@ impl FromStr for LoopName {
         if LoopName::is_valid(s) {
             Ok(LoopName(s.to_string()))
         } else {
-            Err(format!("'{s}' is not a loop name (expected e.g. L0, L0.1, L0.0.t)"))
+            Err(format!("'{s}' is not a loop name (expected e.g. L0, L0.1, L0.0.t, L0.0.d1)"))
         }
     }
 }
@@ -73,6 +90,8 @@ pub const VECTOR_WIDTHS: [u32; 5] = [2, 4, 8, 16, 32];
 /// One transformation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Transform {
+    /// Split a loop into one loop per child (loop distribution, or fission), in order.
+    Distribute { target: LoopName },
     /// Fuse the nest rooted at `second` into the preceding sibling nest rooted at `first`,
     /// merging their `depth` outermost loops.
     Fuse { first: LoopName, second: LoopName, depth: usize },
@@ -91,6 +110,7 @@ pub enum Transform {
 impl Transform {
     pub fn kind(&self) -> &'static str {
         match self {
+            Transform::Distribute { .. } => "distribute",
             Transform::Fuse { .. } => "fuse",
             Transform::Interchange { .. } => "interchange",
             Transform::Tile { .. } => "tile",
@@ -107,6 +127,7 @@ impl Transform {
             Transform::Interchange { order } => order.iter().collect(),
             Transform::Tile { band } => band.iter().map(|(l, _)| l).collect(),
             Transform::Unroll { target, .. }
+            | Transform::Distribute { target }
             | Transform::Parallelize { target }
             | Transform::Vectorize { target, .. } => vec![target],
         }
@@ -116,6 +137,7 @@ impl Transform {
 impl fmt::Display for Transform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Transform::Distribute { target } => write!(f, "distribute({target})"),
             Transform::Fuse { first, second, depth } => write!(f, "fuse({first}, {second}, {depth})"),
             Transform::Interchange { order } => {
                 let names: Vec<String> = order.iter().map(|l| l.to_string()).collect();
@@ -340,6 +362,7 @@ impl Parser<'_> {
                 Transform::Unroll { target, factor }
             }
             "parallelize" => Transform::Parallelize { target: self.loop_name()? },
+            "distribute" => Transform::Distribute { target: self.loop_name()? },
             "vectorize" => {
                 let (target, width) = self.loop_with("a vector width", 2, 32)?;
                 if !VECTOR_WIDTHS.contains(&width) {
@@ -351,7 +374,7 @@ impl Parser<'_> {
             other => {
                 return self.err(
                     at,
-                    format!("unknown transformation '{other}' (expected fuse, interchange, tile, unroll, parallelize or vectorize)"),
+                    format!("unknown transformation '{other}' (expected distribute, fuse, interchange, tile, unroll, parallelize or vectorize)"),
                 )
             }
         };
@@ -398,9 +421,9 @@ mod tests {
     #[test]
     fn every_kind_round_trips() {
         let text = "fuse(L0, L1, 2); interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0:64, L0.0.0:16); \
-                    unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8)";
+                    unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8); distribute(L1.0)";
         let s: Schedule = text.parse().unwrap();
-        assert_eq!(s.steps.len(), 6);
+        assert_eq!(s.steps.len(), 7);
         assert_eq!(s.to_string(), text);
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
         assert_eq!(
@@ -463,13 +486,17 @@ mod tests {
 
     #[test]
     fn loop_names() {
-        for ok in ["L0", "L12.3.0", "L0.0.t", "L1.t.t"] {
+        for ok in ["L0", "L12.3.0", "L0.0.t", "L1.t.t", "L0.0.d1", "L0.d0.0.d12.t"] {
             assert!(ok.parse::<LoopName>().is_ok(), "{ok}");
         }
-        for bad in ["L", "0", "L0.", "L0..1", "L0.x", "l0", "L-1"] {
+        for bad in ["L", "0", "L0.", "L0..1", "L0.x", "l0", "L-1", "L0.d", "L0.dx", "Ld0"] {
             assert!(bad.parse::<LoopName>().is_err(), "{bad}");
         }
         assert_eq!(l("L3.0.t").nest(), 3);
         assert_eq!(l("L0.1").tile_loop(), l("L0.1.t"));
+        assert_eq!(l("L0.1").part(2), l("L0.1.d2"));
+        assert_eq!(l("L0.1.d2").distributed_from(), Some(l("L0.1")));
+        assert_eq!(l("L0.1").distributed_from(), None);
+        assert_eq!(l("L0.d1.0").distributed_from(), None);
     }
 }

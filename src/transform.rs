@@ -26,6 +26,7 @@ extern "C" {
     fn autosched_tx_verify(func: MlirOperation, f: ReportFn, ctx: *mut c_void) -> i32;
     fn autosched_tx_commit(original: MlirOperation, clone: MlirOperation);
     fn autosched_tx_strip_tags(func: MlirOperation);
+    fn autosched_tx_distribute(func: MlirOperation, name: *const c_char, f: ReportFn, ctx: *mut c_void) -> i32;
     fn autosched_tx_fuse(
         func: MlirOperation,
         first: *const c_char,
@@ -244,6 +245,10 @@ fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), Trans
     let ctx = &mut why as *mut String as *mut c_void;
     let status = unsafe {
         match t {
+            Transform::Distribute { target } => {
+                let n = cstring(target.as_str());
+                autosched_tx_distribute(func, n.as_ptr(), collect_report, ctx)
+            }
             Transform::Fuse { first, second, depth } => {
                 let (a, b) = (cstring(first.as_str()), cstring(second.as_str()));
                 autosched_tx_fuse(func, a.as_ptr(), b.as_ptr(), *depth as i64, collect_report, ctx)
@@ -282,20 +287,26 @@ fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), Trans
 }
 
 /// Checks that every step names loops that exist when it runs: the program's loops, the
-/// tile loops made by earlier steps, minus loops consumed by earlier steps.
+/// tile loops and parts (`.d<k>`) made by earlier steps, minus loops consumed by earlier
+/// steps. How many parts a distribution makes depends on the loop tree at that step; a
+/// part named beyond them is refused by the transformation layer itself.
 pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), TransformError> {
     let mut live: BTreeSet<String> = program.loops.iter().map(|l| l.name.clone()).collect();
+    let mut distributed: BTreeSet<String> = BTreeSet::new();
     let mut gone: Vec<(String, usize, &'static str)> = Vec::new();
+    let mut copies_statements: Option<usize> = None;
     for (i, t) in schedule.steps.iter().enumerate() {
         let step = i + 1;
         for name in t.loops() {
-            if !live.contains(name.as_str()) {
-                let reason = match gone.iter().find(|(n, _, _)| n == name.as_str()) {
-                    Some((_, by, kind)) => format!("{name} no longer exists after step {by} ({kind})"),
-                    None => no_such_loop(program, name),
-                };
-                return Err(TransformError::BadLoop { step, text: t.to_string(), reason });
+            if live.contains(name.as_str()) {
+                continue;
             }
+            let reason = match gone.iter().find(|(n, _, _)| n == name.as_str()) {
+                Some((_, by, kind)) => format!("{name} no longer exists after step {by} ({kind})"),
+                None if name.distributed_from().is_some_and(|d| distributed.contains(d.as_str())) => continue,
+                None => no_such_loop(program, name),
+            };
+            return Err(TransformError::BadLoop { step, text: t.to_string(), reason });
         }
         match t {
             Transform::Tile { band } => {
@@ -306,6 +317,21 @@ pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), Transfo
             Transform::Parallelize { target } => {
                 live.remove(target.as_str());
                 gone.push((target.to_string(), step, "parallelize"));
+            }
+            Transform::Unroll { .. } | Transform::Vectorize { .. } => copies_statements = copies_statements.or(Some(step)),
+            Transform::Distribute { target } => {
+                // Parts are one per child of the loop tree, which unrolling and vectorization
+                // do not describe (they copy or replace statements).
+                if let Some(by) = copies_statements {
+                    return Err(TransformError::BadLoop {
+                        step,
+                        text: t.to_string(),
+                        reason: format!("distribute must come before unroll and vectorize steps (step {by})"),
+                    });
+                }
+                live.remove(target.as_str());
+                gone.push((target.to_string(), step, "distribute"));
+                distributed.insert(target.to_string());
             }
             Transform::Fuse { first, depth, .. } => {
                 // The outer `depth` loops of the first nest merge into the second's.
@@ -320,7 +346,7 @@ pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), Transfo
                     });
                 }
             }
-            _ => {}
+            Transform::Interchange { .. } => {}
         }
     }
     Ok(())

@@ -93,6 +93,18 @@ fn fusion_executes_equivalently() {
 }
 
 #[test]
+fn distribution_executes_equivalently() {
+    equivalent("transform-distribute.mlir", "matmul", "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)");
+    equivalent("transform-distribute.mlir", "forward", "distribute(L0)");
+    equivalent(
+        "2mm.mlir",
+        "kernel_2mm",
+        "distribute(L0.0); distribute(L0); distribute(L1.0); distribute(L1); interchange(L1.0.0, L1.0.d1); \
+         tile(L1.d1:16, L1.0.0:16, L1.0.d1:16); parallelize(L0.d1); parallelize(L1.d1.t)",
+    );
+}
+
+#[test]
 fn combinations_execute_equivalently() {
     equivalent(
         GEMM.0,

@@ -258,3 +258,31 @@ fn batches_pad_to_their_own_maxima() {
     let one = Batch::encode(&[&a]);
     assert_eq!((one.k, one.s, one.c), (2, 1, 1));
 }
+
+#[test]
+fn distribution_splits_the_tree_and_each_part_has_its_own_tags() {
+    // 2mm's first nest: i { j { S0; k { S1 } } }.
+    let p = programs("2mm.mlir").remove(0);
+    let id = feat(&p, "");
+    assert_eq!(id.tree.roots.len(), 2);
+    let d = feat(&p, "distribute(L0.0); distribute(L0)");
+    // Two nests of the first product now: i { j { S0 } } and i { j { k { S1 } } }.
+    assert_eq!(d.tree.roots.len(), 3);
+    assert_eq!(d.tree.levels[1][0], ModelNode { comps: vec![0], loops: vec![] });
+    // The same loops and accesses: only S0's j loop is now innermost.
+    assert_eq!(changed(&id.comps[0], &d.comps[0]), ["loop1.innermost"]);
+    for c in 1..4 {
+        assert!(changed(&id.comps[c], &d.comps[c]).is_empty(), "S{c}");
+    }
+    // A step on one part tags the computations of that part only.
+    let i = feat(&p, "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1); parallelize(L0.d1)");
+    assert_eq!(lf(&i, 1, 0, "parallel"), 1.0);
+    assert_eq!(lf(&i, 0, 0, "parallel"), 0.0);
+    assert_eq!(lf(&i, 1, 1, "interchanged"), 1.0);
+    assert_eq!(lf(&i, 1, 2, "interchanged"), 1.0);
+    assert_eq!(lf(&i, 0, 1, "interchanged"), 0.0);
+    assert_eq!(lf(&i, 1, 2, "final_depth"), log(1.0));
+    // A loop with one child has nothing to distribute.
+    let e = featurize(&p, &"distribute(L0)".parse::<Schedule>().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("nothing to distribute"), "{e}");
+}

@@ -87,6 +87,41 @@ fn inner_nests_get_their_own_candidates_and_one_step_each_at_once() {
 }
 
 #[test]
+fn distribution_splits_imperfect_nests_into_perfect_ones() {
+    // 2mm: i { j { C = 0; k { C += A * B } } }, twice.
+    let m = benchmark("2mm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let id = Schedule::default();
+    let single = candidates(&p, &id, Stage::Distribution);
+    assert_eq!(texts(&single), ["distribute(L0.0)", "distribute(L1.0)"]);
+    for t in &single {
+        transform::check(f, &Schedule { steps: vec![t.clone()] }).unwrap();
+    }
+    // Each loop, then the loops around it up to the top; and everything at once, innermost
+    // first.
+    let combos: Vec<Vec<String>> = combinations(&p, &id, Stage::Distribution, &single).iter().map(|c| texts(c)).collect();
+    assert_eq!(
+        combos,
+        [
+            vec!["distribute(L0.0)", "distribute(L0)"],
+            vec!["distribute(L1.0)", "distribute(L1)"],
+            vec!["distribute(L0.0)", "distribute(L1.0)", "distribute(L0)", "distribute(L1)"],
+        ]
+    );
+    // The k loop can then go outside j: i-k-j, with the contiguous j innermost.
+    let split: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
+    let inter = texts(&candidates(&p, &split, Stage::Interchange));
+    assert!(inter.contains(&"interchange(L0.0.0, L0.0.d1)".to_string()), "{inter:?}");
+    assert!(inter.contains(&"interchange(L0.0.d1, L0.d1)".to_string()), "{inter:?}");
+    // Parts of one loop are not fused back together.
+    let fuse = texts(&candidates(&p, &split, Stage::Fusion));
+    assert!(fuse.iter().all(|t| !t.starts_with("fuse(L0.d0, L0.d1")), "{fuse:?}");
+    // Distributed schedules are in the structures the hybrid evaluator tries.
+    assert_eq!(affine_autosched::search::structure(&"distribute(L0.0); tile(L0.0.0:8)".parse().unwrap()), "distribute(L0.0)");
+}
+
+#[test]
 fn long_chains_get_rotations() {
     // conv2d's second nest is 7 loops deep (n, k, h, w, c, r, s): windows of 4 or more loops
     // get the two rotations, so that w can go innermost under c, r, s.
@@ -304,14 +339,25 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // The search checks each child of a beam state from the state's transformed clone
     // (transform::Prefix); it must accept and refuse exactly what a check from scratch does,
     // with the same reasons (step numbers included).
-    for (file, prefix) in [("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"), ("2mm.mlir", "fuse(L0, L1, 1)")] {
+    for (file, prefix) in [
+        ("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"),
+        ("2mm.mlir", "fuse(L0, L1, 1)"),
+        ("2mm.mlir", "distribute(L0.0); distribute(L0)"),
+    ] {
         let m = benchmark(file);
         let f = m.functions()[0];
         let p = ir::analyze_function(f).unwrap().program;
         let prefix: Schedule = prefix.parse().unwrap();
         let from = transform::Prefix::new(f, &prefix).unwrap();
         let mut compared = 0;
-        for stage in [Stage::Interchange, Stage::Tiling, Stage::Unrolling, Stage::Parallelization, Stage::Vectorization] {
+        for stage in [
+            Stage::Distribution,
+            Stage::Interchange,
+            Stage::Tiling,
+            Stage::Unrolling,
+            Stage::Parallelization,
+            Stage::Vectorization,
+        ] {
             for step in candidates(&p, &prefix, stage) {
                 let mut whole = prefix.clone();
                 whole.steps.push(step.clone());

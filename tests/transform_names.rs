@@ -39,3 +39,16 @@ fn unknown_loops_list_the_known_ones() {
     let e = check("syrk.mlir", "unroll(L0.2:2)").unwrap_err().to_string();
     assert!(e.contains("no loop named L0.2 in @syrk (its loops: L0, L0.0, L0.1, L0.1.0)"), "{e}");
 }
+
+#[test]
+fn distribution_names_its_parts_and_consumes_the_loop() {
+    assert!(check("2mm.mlir", "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1); tile(L0.d1:8)").is_ok());
+    let e = check("2mm.mlir", "distribute(L0.0); unroll(L0.0:2)").unwrap_err().to_string();
+    assert_eq!(e, "step 2 (unroll(L0.0:2)): L0.0 no longer exists after step 1 (distribute)");
+    // Parts exist only for a distributed loop.
+    let e = check("2mm.mlir", "unroll(L0.d1:2)").unwrap_err().to_string();
+    assert!(e.contains("no loop named L0.d1 in @kernel_2mm"), "{e}");
+    // Unrolling and vectorization copy statements: distribution must come first.
+    let e = check("2mm.mlir", "unroll(L1.0.0:2); distribute(L0.0)").unwrap_err().to_string();
+    assert!(e.contains("distribute must come before unroll and vectorize steps (step 1)"), "{e}");
+}

@@ -115,6 +115,7 @@ fn computation_vector(
     }
     let mut v = vec![0f64; FEATURES];
     let mut iterations: f64 = 1.0;
+    let enclosing = sched.enclosing(comp);
     for (level, &orig) in c.iterators.iter().enumerate() {
         let l = &program.loops[orig];
         let f = |name| layout::loop_field(level, name);
@@ -129,11 +130,14 @@ fn computation_vector(
         v[f("non_rectangular")] = non_rect as u8 as f64;
         v[f("reduction")] = c.reduction_loops.contains(&orig) as u8 as f64;
 
+        // The loops around the computation now (after fusion, the loops it merged into;
+        // after distribution, the copies that hold it).
         let live = sched.live(orig);
-        let point = Ent { loop_id: live, tile: false };
-        let tile = Ent { loop_id: live, tile: true };
+        let around = |tile: bool| enclosing.iter().find(|e| e.loop_id == live && e.tile == tile).copied();
+        let point = around(false).unwrap_or(Ent::point(live));
+        let tile = around(true).unwrap_or(Ent { tile: true, ..point });
         v[f("fused")] = sched.fused.contains(&live) as u8 as f64;
-        v[f("interchanged")] = sched.interchanged.contains(&live) as u8 as f64;
+        v[f("interchanged")] = sched.interchanged.contains(&point) as u8 as f64;
         if let Some(node) = sched.node_of(point) {
             v[f("final_depth")] = sched.depth(node) as f64;
             v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;

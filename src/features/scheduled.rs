@@ -1,18 +1,27 @@
 //! A schedule applied symbolically to the loop tree: where each loop ends up and which
 //! transformations tag it, without touching the IR. The features describe the original
 //! loops with these tags (thesis Fig. 3.23); only fusion changes the tree's shape (thesis
-//! §3.2.2), so the model's tree is this tree without the tile-space loops.
+//! §3.2.2), so the model's tree is this tree without the tile-space loops. Distribution
+//! changes it the other way: a loop becomes one copy per child, each an [`Ent`] of its own.
 
 use super::FeatureError;
 use crate::ir::{Child, CompId, LoopId, Program};
 use crate::schedule::{LoopName, Schedule, Transform};
 use std::collections::{HashMap, HashSet};
 
-/// A loop of the scheduled tree: an original loop, or the tile-space loop tiling made of it.
+/// A loop of the scheduled tree: an original loop, or the tile-space loop tiling made of it;
+/// `copy` tells apart the loops distribution made of one loop (0: the loop itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ent {
     pub loop_id: LoopId,
     pub tile: bool,
+    pub copy: u32,
+}
+
+impl Ent {
+    pub fn point(loop_id: LoopId) -> Ent {
+        Ent { loop_id, tile: false, copy: 0 }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -47,7 +56,10 @@ pub struct Scheduled {
     pub alias: HashMap<LoopId, LoopId>,
     pub tags: HashMap<Ent, Tags>,
     pub fused: HashSet<LoopId>,
-    pub interchanged: HashSet<LoopId>,
+    pub interchanged: HashSet<Ent>,
+    /// Names of the loops distribution made (`copy` k is `copies[k - 1]`), and their loops.
+    pub copies: Vec<String>,
+    copy_ents: HashMap<String, Ent>,
 }
 
 impl Scheduled {
@@ -60,6 +72,8 @@ impl Scheduled {
             tags: HashMap::new(),
             fused: HashSet::new(),
             interchanged: HashSet::new(),
+            copies: Vec::new(),
+            copy_ents: HashMap::new(),
         };
         for nest in &program.nests {
             let root = s.add_subtree(program, nest.root, None);
@@ -74,7 +88,7 @@ impl Scheduled {
 
     fn add_subtree(&mut self, program: &Program, id: LoopId, parent: Option<usize>) -> usize {
         let index = self.nodes.len();
-        let ent = Ent { loop_id: id, tile: false };
+        let ent = Ent::point(id);
         self.nodes.push(Node { ent, parent, children: Vec::new() });
         self.at.insert(ent, index);
         let mut kids = Vec::new();
@@ -96,10 +110,38 @@ impl Scheduled {
             None => (s, false),
         };
         let bad = |why: &str| FeatureError::Schedule { step, reason: format!("{name}: {why}") };
-        let id = *by_name.get(base).ok_or_else(|| bad("no such loop"))?;
-        let ent = Ent { loop_id: id, tile };
+        let ent = match (by_name.get(base), self.copy_ents.get(base)) {
+            (Some(id), _) => Ent { loop_id: *id, tile, copy: 0 },
+            (None, Some(e)) => Ent { tile, ..*e },
+            (None, None) => return Err(bad("no such loop")),
+        };
         let node = *self.at.get(&ent).ok_or_else(|| bad("does not exist at this step"))?;
         Ok((ent, node))
+    }
+
+    /// The name of a loop of the tree (`.t` for a tile loop).
+    pub fn loop_name(&self, program: &Program, ent: Ent) -> String {
+        let base = match ent.copy {
+            0 => &program.loops[ent.loop_id].name,
+            k => &self.copies[k as usize - 1],
+        };
+        if ent.tile {
+            format!("{base}.t")
+        } else {
+            base.clone()
+        }
+    }
+
+    /// The loops around a computation, innermost first.
+    pub fn enclosing(&self, comp: CompId) -> Vec<Ent> {
+        let holder = (0..self.nodes.len()).find(|&n| self.nodes[n].children.contains(&Kid::Comp(comp)));
+        let mut out = Vec::new();
+        let mut at = holder;
+        while let Some(n) = at {
+            out.push(self.nodes[n].ent);
+            at = self.nodes[n].parent;
+        }
+        out
     }
 
     pub fn depth(&self, mut node: usize) -> usize {
@@ -146,7 +188,8 @@ impl Scheduled {
                 slots.sort_by_key(|n| self.depth(*n));
                 for ((ent, old), slot) in found.iter().zip(&slots) {
                     if old != slot {
-                        self.interchanged.insert(ent.loop_id);
+                        // The features tag the point loop, also when its tile loop moved.
+                        self.interchanged.insert(Ent { tile: false, ..*ent });
                     }
                     self.nodes[*slot].ent = *ent;
                     self.at.insert(*ent, *slot);
@@ -165,7 +208,7 @@ impl Scheduled {
                 let parent = self.nodes[top].parent;
                 let first_new = self.nodes.len();
                 for (i, (ent, _, size)) in found.iter().enumerate() {
-                    let tile_ent = Ent { loop_id: ent.loop_id, tile: true };
+                    let tile_ent = Ent { tile: true, ..*ent };
                     let node_parent = if i == 0 { parent } else { Some(first_new + i - 1) };
                     self.nodes.push(Node { ent: tile_ent, parent: node_parent, children: Vec::new() });
                     self.at.insert(tile_ent, first_new + i);
@@ -179,6 +222,7 @@ impl Scheduled {
                 self.replace_child(parent, top, first_new);
                 self.nodes[top].parent = Some(last_new);
             }
+            Transform::Distribute { target } => self.distribute(by_name, step, target)?,
             Transform::Unroll { target, factor } => {
                 let (ent, _) = self.resolve(by_name, step, target)?;
                 self.tags.entry(ent).or_default().unroll = Some(*factor);
@@ -216,7 +260,10 @@ impl Scheduled {
                     self.nodes[b[k]].children = merged;
                     let (ea, eb) = (self.nodes[a[k]].ent, self.nodes[b[k]].ent);
                     self.at.remove(&ea);
-                    self.alias.insert(ea.loop_id, eb.loop_id);
+                    // Parts of one distributed loop fused back are the same loop.
+                    if ea.loop_id != eb.loop_id {
+                        self.alias.insert(ea.loop_id, eb.loop_id);
+                    }
                     self.fused.insert(eb.loop_id);
                     self.nodes[a[k]].children.clear();
                 }
@@ -226,11 +273,72 @@ impl Scheduled {
         Ok(())
     }
 
+    /// One copy of the loop per child, in order, in its place.
+    fn distribute(&mut self, by_name: &HashMap<&str, LoopId>, step: usize, target: &LoopName) -> Result<(), FeatureError> {
+        let (ent, node) = self.resolve(by_name, step, target)?;
+        let bad = |why: String| FeatureError::Schedule { step, reason: format!("distribute({target}): {why}") };
+        if ent.tile {
+            return Err(bad("distributing a tile-space loop is not modeled".into()));
+        }
+        let kids = self.nodes[node].children.clone();
+        if kids.len() < 2 {
+            return Err(bad(format!("{target} holds a single loop or computation: nothing to distribute")));
+        }
+        let parent = self.nodes[node].parent;
+        let tags = self.tags.get(&ent).copied();
+        let interchanged = self.interchanged.contains(&ent);
+        self.at.remove(&ent);
+        let mut parts = Vec::new();
+        for (k, kid) in kids.iter().enumerate() {
+            let name = target.part(k).to_string();
+            self.copies.push(name.clone());
+            let e = Ent { loop_id: ent.loop_id, tile: false, copy: self.copies.len() as u32 };
+            self.copy_ents.insert(name, e);
+            let index = if k == 0 {
+                node
+            } else {
+                self.nodes.push(Node { ent: e, parent, children: Vec::new() });
+                self.nodes.len() - 1
+            };
+            self.nodes[index].ent = e;
+            self.nodes[index].children = vec![*kid];
+            if let Kid::Node(n) = kid {
+                self.nodes[*n].parent = Some(index);
+            }
+            self.at.insert(e, index);
+            if let Some(t) = tags {
+                self.tags.insert(e, t);
+            }
+            if interchanged {
+                self.interchanged.insert(e);
+            }
+            parts.push(index);
+        }
+        match parent {
+            None => {
+                if let Some(i) = self.roots.iter().position(|n| *n == node) {
+                    self.roots.splice(i..=i, parts);
+                }
+            }
+            Some(p) => {
+                let list = &mut self.nodes[p].children;
+                if let Some(i) = list.iter().position(|k| *k == Kid::Node(node)) {
+                    list.splice(i..=i, parts.into_iter().map(Kid::Node));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The loop an original loop now is (fusion merges loops).
     pub fn live(&self, id: LoopId) -> LoopId {
         let mut id = id;
-        while let Some(next) = self.alias.get(&id) {
-            id = *next;
+        // Bounded: a chain of fusions is never longer than the number of loops.
+        for _ in 0..=self.alias.len() {
+            match self.alias.get(&id) {
+                Some(next) => id = *next,
+                None => break,
+            }
         }
         id
     }

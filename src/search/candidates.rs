@@ -11,6 +11,7 @@ use crate::schedule::{LoopName, Schedule, Transform};
 /// The stages, in the order the search visits them (the seeds' fixed order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    Distribution,
     Fusion,
     Interchange,
     Tiling,
@@ -19,8 +20,17 @@ pub enum Stage {
     Vectorization,
 }
 
-pub const STAGES: [Stage; 6] =
-    [Stage::Fusion, Stage::Interchange, Stage::Tiling, Stage::Unrolling, Stage::Parallelization, Stage::Vectorization];
+/// Distribution comes first: it turns an imperfect nest into nests that the later stages can
+/// interchange and tile (2mm's `C[i][j] = 0` split from its `k` loop).
+pub const STAGES: [Stage; 7] = [
+    Stage::Distribution,
+    Stage::Fusion,
+    Stage::Interchange,
+    Stage::Tiling,
+    Stage::Unrolling,
+    Stage::Parallelization,
+    Stage::Vectorization,
+];
 
 pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
 pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
@@ -28,10 +38,7 @@ pub const VECTOR_WIDTHS: [u32; 3] = [4, 8, 16];
 
 /// The name of a node of the scheduled loop tree (`.t` for a tile loop).
 pub(crate) fn name(program: &Program, sched: &Scheduled, node: usize) -> LoopName {
-    let ent = sched.nodes[node].ent;
-    let base = &program.loops[ent.loop_id].name;
-    let text = if ent.tile { format!("{base}.t") } else { base.clone() };
-    text.parse().expect("the representation names loops validly")
+    sched.loop_name(program, sched.nodes[node].ent).parse().expect("the representation names loops validly")
 }
 
 /// The perfectly nested chain of loops from `root` down (node indices).
@@ -141,12 +148,21 @@ pub fn candidates(program: &Program, schedule: &Schedule, stage: Stage) -> Vec<T
         (!ent.tile).then(|| program.loops[ent.loop_id].trip_count).flatten()
     };
     match stage {
+        Stage::Distribution => {
+            for (n, node) in sched.nodes.iter().enumerate() {
+                let live = sched.node_of(node.ent) == Some(n);
+                if live && !node.ent.tile && node.children.len() >= 2 {
+                    out.push(Transform::Distribute { target: name(program, &sched, n) });
+                }
+            }
+        }
         Stage::Fusion => {
             // Adjacent top-level nests that are still original roots.
             let roots: Vec<usize> = sched.roots.clone();
             for pair in roots.windows(2) {
                 let (a, b) = (sched.nodes[pair[0]].ent, sched.nodes[pair[1]].ent);
-                if a.tile || b.tile || program.loops[a.loop_id].parent.is_some() || program.loops[b.loop_id].parent.is_some() {
+                // Parts of one distributed loop are not fused back together.
+                if a.tile || b.tile || a.loop_id == b.loop_id || program.loops[a.loop_id].parent.is_some() || program.loops[b.loop_id].parent.is_some() {
                     continue;
                 }
                 for depth in 1..=fusable_depth(program, a.loop_id, b.loop_id) {
@@ -240,7 +256,9 @@ pub fn candidates(program: &Program, schedule: &Schedule, stage: Stage) -> Vec<T
 /// combinations give every nest the same kind of step at once:
 /// - parallelization: the outermost legal loop of each nest, never one inside another;
 /// - vectorization: every legal innermost loop at one width;
-/// - unrolling: every legal innermost loop by one factor.
+/// - unrolling: every legal innermost loop by one factor;
+/// - distribution: a legal loop and then the loops around it, one by one up to the top
+///   (each now holds several parts), which leaves perfect nests; and all of them at once.
 ///
 /// Only combinations of two or more steps are returned; the caller checks their legality
 /// as a whole.
@@ -297,6 +315,41 @@ pub fn combinations(program: &Program, schedule: &Schedule, stage: Stage, legal:
                 if all.len() >= 2 {
                     out.push(all);
                 }
+            }
+        }
+        Stage::Distribution => {
+            // Ancestors keep their names when a loop inside them is distributed.
+            let outward = |n: usize| {
+                let mut chain = vec![n];
+                while let Some(p) = sched.nodes[chain[chain.len() - 1]].parent {
+                    if sched.nodes[p].ent.tile {
+                        break;
+                    }
+                    chain.push(p);
+                }
+                chain
+            };
+            let step = |n: usize| Transform::Distribute { target: name(program, &sched, n) };
+            let mut everything: Vec<usize> = Vec::new();
+            for t in legal {
+                let Transform::Distribute { target } = t else { continue };
+                let Some(n) = node_of(target) else { continue };
+                let chain = outward(n);
+                for len in 2..=chain.len() {
+                    out.push(chain[..len].iter().map(|&m| step(m)).collect());
+                }
+                everything.extend(chain);
+            }
+            // Innermost first, so that each loop holds its parts when its turn comes.
+            everything.sort_by_key(|&n| std::cmp::Reverse(sched.depth(n)));
+            let mut seen = Vec::new();
+            everything.retain(|n| !seen.contains(n) && {
+                seen.push(*n);
+                true
+            });
+            let all: Vec<Transform> = everything.into_iter().map(step).collect();
+            if all.len() >= 2 && !out.contains(&all) {
+                out.push(all);
             }
         }
         Stage::Fusion | Stage::Interchange | Stage::Tiling => {}

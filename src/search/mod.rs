@@ -204,13 +204,13 @@ impl OptimizeConfig {
     }
 }
 
-/// The loop structure a schedule builds: its fusions and interchanges (tiling, unrolling,
+/// The loop structure a schedule builds: its distributions, fusions and interchanges (tiling, unrolling,
 /// parallelization and vectorization refine a structure).
 pub fn structure(s: &Schedule) -> String {
     let steps: Vec<String> = s
         .steps
         .iter()
-        .filter(|t| matches!(t, Transform::Fuse { .. } | Transform::Interchange { .. }))
+        .filter(|t| matches!(t, Transform::Distribute { .. } | Transform::Fuse { .. } | Transform::Interchange { .. }))
         .map(|t| t.to_string())
         .collect();
     steps.join("; ")
