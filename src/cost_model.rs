@@ -189,8 +189,10 @@ impl CostModel {
         let bad = |message: String| ModelError::BadModel { path: path.to_path_buf(), message };
         let session = guard(|| -> Result<Session, ModelError> {
             let builder = Session::builder(env).map_err(|e| bad(e.to_string()))?;
-            // mlir-opt already runs functions on several threads; one thread per call.
-            let mut builder = builder.with_intra_threads(1).map_err(|e| bad(e.to_string()))?;
+            // Calls take turns on the session (a mutex), so a call may use two threads; they do
+            // not spin between calls, which would take a core from mlir-opt's other threads.
+            let builder = builder.with_intra_threads(2).map_err(|e| bad(e.to_string()))?;
+            let mut builder = builder.with_intra_op_spinning(false).map_err(|e| bad(e.to_string()))?;
             builder.commit_from_file(path).map_err(|e| bad(e.to_string()))
         })
         .map_err(bad)??;
