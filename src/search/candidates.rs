@@ -342,11 +342,8 @@ pub fn combinations(program: &Program, schedule: &Schedule, stage: Stage, legal:
             }
             // Innermost first, so that each loop holds its parts when its turn comes.
             everything.sort_by_key(|&n| std::cmp::Reverse(sched.depth(n)));
-            let mut seen = Vec::new();
-            everything.retain(|n| !seen.contains(n) && {
-                seen.push(*n);
-                true
-            });
+            let mut seen = std::collections::HashSet::new();
+            everything.retain(|n| seen.insert(*n));
             let all: Vec<Transform> = everything.into_iter().map(step).collect();
             if all.len() >= 2 && !out.contains(&all) {
                 out.push(all);
