@@ -337,6 +337,84 @@ LogicalResult checkUnrollJam(AffineForOp loop, const Report &report) {
   return success();
 }
 
+/// The cases where MLIR's loopUnrollByFactor / loopUnrollJamByFactor give up (before
+/// changing anything): refused here with the reason, so that a failure of the utility
+/// remains a real failure.
+LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
+                                       const Report &report) {
+  std::string n = nameOf(loop);
+  std::optional<uint64_t> trips = getConstantTripCount(loop);
+  if (trips && *trips < (uint64_t)factor)
+    return report.refuse(n + " runs " + std::to_string(*trips) +
+                         " iterations, fewer than the unroll factor " +
+                         std::to_string(factor)),
+           failure();
+  // A clean-up loop is needed and a bound is a max or a min (a tiled loop's, or an
+  // earlier unroll's clean-up loop): MLIR cannot express the clean-up loop's bounds.
+  if ((loop.getLowerBoundMap().getNumResults() != 1 ||
+       loop.getUpperBoundMap().getNumResults() != 1) &&
+      getLargestDivisorOfTripCount(loop) % factor != 0)
+    return report.refuse(n + " has a max or min bound and a trip count that is not a "
+                         "known multiple of " + std::to_string(factor) +
+                         " (MLIR's unroller cannot bound the clean-up loop)"),
+           failure();
+  if (!isInnermost(loop)) {
+    bool invariant = true;
+    loop.walk([&](AffineForOp inner) {
+      for (Value v : inner.getControlOperands())
+        if (!loop.isDefinedOutsideOfLoop(v))
+          invariant = false;
+    });
+    if (!invariant)
+      return report.refuse("unroll-and-jam of " + n + " needs the bounds of the loops "
+                           "inside it to be invariant in " + n),
+             failure();
+  }
+  return success();
+}
+
+/// MLIR's unrollers start the clean-up loop at lb + floor(tripCount / f) * f * step. When
+/// the loop is empty for some iterations of an enclosing loop (ub < lb, e.g.
+/// `affine.for %j = %i to 4` with %i > 4), the trip count is negative and that bound
+/// falls below lb: the clean-up loop would run iterations the original never ran. The
+/// clean-up loop's lower bound becomes max(lb, that bound). (The unrolled loop itself
+/// ends at the same bound, below its lower bound, so it stays empty.)
+///
+/// The clean-up loop is the copy of the unrolled loop that the utility inserted after it
+/// in its block (between `before` and `after`, the loop's neighbours before the call); it
+/// keeps the original step where the unrolled loop's is multiplied by the factor. There
+/// is none when the trip count divides by the factor, or when it was promoted (a single
+/// iteration: a constant trip count, never negative).
+void clampCleanupLowerBound(Block *block, Operation *before, Operation *after,
+                            StringRef name, int64_t step, AffineMap lbMap,
+                            ArrayRef<Value> lbOperands) {
+  auto it = before ? std::next(Block::iterator(before)) : block->begin();
+  auto end = after ? Block::iterator(after) : block->end();
+  AffineForOp cleanup;
+  for (; it != end; ++it)
+    if (auto l = dyn_cast<AffineForOp>(*it))
+      if (nameOf(l) == name && l.getStepAsInt() == step)
+        cleanup = l;
+  if (!cleanup)
+    return;
+  AffineMap cleanupMap = cleanup.getLowerBoundMap();
+  SmallVector<Value> cleanupOperands(cleanup.getLowerBoundOperands());
+  // One map over (dims of lb, dims of the clean-up bound, symbols of lb, symbols of the
+  // clean-up bound), with one result per map: the lower bound is their max.
+  unsigned d1 = lbMap.getNumDims(), s1 = lbMap.getNumSymbols();
+  unsigned d2 = cleanupMap.getNumDims(), s2 = cleanupMap.getNumSymbols();
+  SmallVector<AffineExpr> results(lbMap.getResults());
+  for (AffineExpr e : cleanupMap.getResults())
+    results.push_back(e.shiftDims(d2, d1).shiftSymbols(s2, s1));
+  SmallVector<Value> operands(lbOperands.take_front(d1));
+  operands.append(cleanupOperands.begin(), cleanupOperands.begin() + d2);
+  operands.append(lbOperands.begin() + d1, lbOperands.end());
+  operands.append(cleanupOperands.begin() + d2, cleanupOperands.end());
+  AffineMap map = AffineMap::get(d1 + d2, s1 + s2, results, lbMap.getContext());
+  canonicalizeMapAndOperands(&map, &operands);
+  cleanup.setLowerBound(operands, map);
+}
+
 } // namespace
 
 extern "C" {
@@ -445,17 +523,29 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   if (failed(found))
     return AUTOSCHED_TX_REFUSED;
   SmallVector<AffineForOp> loops = *found;
-  for (auto l : loops)
+  for (auto l : loops) {
+    if (failed(checkUnrollPreconditions(l, factor, report)))
+      return AUTOSCHED_TX_REFUSED;
     if (!isInnermost(l) && failed(checkUnrollJam(l, report)))
       return AUTOSCHED_TX_REFUSED;
+  }
   for (auto l : loops) {
     bool innermost = isInnermost(l);
+    // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.
+    Block *block = l->getBlock();
+    Operation *before = l->getPrevNode(), *after = l->getNextNode();
+    int64_t step = l.getStepAsInt();
+    bool constantBounds = l.hasConstantBounds();
+    AffineMap lbMap = l.getLowerBoundMap();
+    SmallVector<Value> lbOperands(l.getLowerBoundOperands());
     LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
                                 : loopUnrollJamByFactor(l, factor);
     if (failed(r))
       return report.fail(std::string("MLIR's ") +
                          (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
                          " could not unroll " + name + " by " + std::to_string(factor));
+    if (!constantBounds)
+      clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
   }
   return AUTOSCHED_TX_OK;
 }
