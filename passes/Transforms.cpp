@@ -292,9 +292,13 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, const Report &report) {
   return success();
 }
 
-/// Unroll-and-jam of `loop` interleaves iterations of `loop` inside its inner loops; it
-/// is legal when no dependence carried by `loop` has a negative inner component.
-LogicalResult checkUnrollJam(AffineForOp loop, const Report &report) {
+/// Unroll-and-jam of `loop` by `factor` interleaves each group of `factor` consecutive
+/// iterations of `loop` inside its inner loops. A dependence carried by `loop` between two
+/// iterations of one group is reversed when an inner component may be negative; one whose
+/// distance along `loop` is at least factor * step (DependenceComponent bounds are in
+/// units of the induction variable's value, not of iterations) always has its sink in a
+/// later group, which runs after the source's whole group, so jamming cannot reverse it.
+LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
   // Jamming places all copies of each inner loop together: with sibling loops or
   // statements next to a loop, a copy of a later sibling would overtake an earlier one.
   // Only perfect nests, where every statement is in the innermost body, are accepted.
@@ -321,12 +325,14 @@ LogicalResult checkUnrollJam(AffineForOp loop, const Report &report) {
   auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
   if (failed(deps))
     return failure();
+  // Distances along `loop` between two iterations of one group: [1, span - 1].
+  const int64_t span = factor * loop.getStepAsInt();
   for (auto &comps : *deps) {
     if (d >= comps.size())
       continue;
     const DependenceComponent &c = comps[d];
-    bool mayBePositive = !c.ub || *c.ub > 0;
-    if (!mayBePositive)
+    bool withinGroup = (!c.ub || *c.ub >= 1) && (!c.lb || *c.lb <= span - 1);
+    if (!withinGroup)
       continue;
     for (unsigned i = d + 1; i < comps.size(); ++i)
       if (!knownNonNegative(comps[i]))
@@ -526,7 +532,7 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   for (auto l : loops) {
     if (failed(checkUnrollPreconditions(l, factor, report)))
       return AUTOSCHED_TX_REFUSED;
-    if (!isInnermost(l) && failed(checkUnrollJam(l, report)))
+    if (!isInnermost(l) && failed(checkUnrollJam(l, factor, report)))
       return AUTOSCHED_TX_REFUSED;
   }
   for (auto l : loops) {
