@@ -277,13 +277,31 @@ LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> or
 
 /// Rectangular tiling is legal when the band is fully permutable: every dependence
 /// carried inside the band has non-negative components along all band loops.
-LogicalResult checkTiling(ArrayRef<AffineForOp> band, const Report &report) {
+///
+/// Loops whose tile covers their whole (constant) trip count are not tiled in effect:
+/// their tile loop runs once (tilePerfectlyNested steps it by size * step over the
+/// original bounds) and their point loop runs the whole loop. When they are the
+/// innermost loops of the band (a trailing suffix), the point loops stay innermost in
+/// their original order, so the schedule is the tiling of the outer loops alone with the
+/// suffix inside it, and only the outer loops need to be permutable. A full loop in the
+/// middle or at the outer end of the band is different: the tile loops of the loops
+/// inside it are hoisted above its point loop, which interchanges them with it and can
+/// reverse a dependence, so it still counts.
+LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
+                          const Report &report) {
+  unsigned tiled = band.size();
+  while (tiled > 0) {
+    std::optional<uint64_t> trips = getConstantTripCount(band[tiled - 1]);
+    if (!trips || (uint64_t)sizes[tiled - 1] < *trips)
+      break;
+    --tiled;
+  }
   unsigned first = depthOf(band.front());
   auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
   if (failed(deps))
     return failure();
   for (auto &comps : *deps)
-    for (unsigned i = 0; i < band.size() && first + i < comps.size(); ++i)
+    for (unsigned i = 0; i < tiled && first + i < comps.size(); ++i)
       if (!knownNonNegative(comps[first + i]))
         return report.refuse("tiling would reverse a dependence: the band is not "
                              "fully permutable (a dependence component along " +
@@ -505,7 +523,8 @@ int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
       if (nameOf(band[i]) != order[i])
         return report.refuse("list the loops of a tiled band outermost first: " +
                              nameOf(band[0]) + " is outermost");
-    if (failed(checkRectangular(band, report)) || failed(checkTiling(band, report)))
+    if (failed(checkRectangular(band, report)) ||
+        failed(checkTiling(band, ArrayRef<int64_t>(sizes, n), report)))
       return AUTOSCHED_TX_REFUSED;
   }
   SmallVector<unsigned> tileSizes(sizes, sizes + n);
