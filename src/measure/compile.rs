@@ -13,7 +13,12 @@ use std::time::Duration;
 
 /// The lowering pipeline: affine -> scf (+ OpenMP for parallel loops) -> LLVM dialect.
 /// finalize-memref-to-llvm must precede convert-scf-to-cf; the second lower-affine catches
-/// the affine.apply that vector-to-scf creates.
+/// the affine.apply that vector-to-scf creates; convert-openmp-to-llvm must precede
+/// convert-vector-to-llvm, which otherwise leaves `index` operands on the `llvm.br` inside
+/// an OpenMP loop whose body holds a loop bounded by the parallel induction variable
+/// ("'llvm.br' op operand #0 must be variadic of LLVM dialect-compatible type, but got
+/// 'index'"; test-mlir/lowering.mlir). README.md ("Lowering the pass's output") and
+/// test-mlir/lowering.mlir spell it out: keep them in step (checked below).
 pub const LOWERING: &[&str] = &[
     "--lower-affine",
     "--convert-scf-to-openmp",
@@ -21,8 +26,8 @@ pub const LOWERING: &[&str] = &[
     "--lower-affine",
     "--finalize-memref-to-llvm",
     "--convert-scf-to-cf",
-    "--convert-vector-to-llvm",
     "--convert-openmp-to-llvm",
+    "--convert-vector-to-llvm",
     "--convert-to-llvm",
     "--reconcile-unrealized-casts",
 ];
@@ -75,4 +80,23 @@ pub fn shared_library(mlir: &str, dir: &Path, stem: &str, timeout: Duration) -> 
     args.extend(["-Wno-override-module".as_ref(), "-shared".as_ref(), ll.as_os_str(), "-o".as_ref(), so.as_os_str()]);
     run(CLANG, &args, "native compilation (clang-22 -O3)", timeout)?;
     Ok(so)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LOWERING;
+
+    /// The pipeline as the documentation and the lit test spell it (line continuations and
+    /// lit's `DEFINE:` prefixes removed, whitespace collapsed) contains LOWERING in order.
+    fn spells_out_lowering(text: &str) -> bool {
+        let flat = text.replace("\\\n", " ").replace("// DEFINE:", " ");
+        let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+        flat.contains(&LOWERING.join(" "))
+    }
+
+    #[test]
+    fn documented_pipeline_is_the_one_used() {
+        assert!(spells_out_lowering(include_str!("../../README.md")), "README.md: update 'Lowering the pass's output'");
+        assert!(spells_out_lowering(include_str!("../../test-mlir/lowering.mlir")), "test-mlir/lowering.mlir");
+    }
 }
