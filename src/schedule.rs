@@ -13,7 +13,8 @@
 //!
 //! ```text
 //! distribute(L0.0)                 split L0.0 into one loop per child (L0.0.d0, L0.0.d1, ...)
-//! fuse(L0, L1, 2)                  fuse nest L1 into the preceding sibling nest L0 over 2 loops
+//! fuse(L0, L1, 2)                  fuse nest L0 into the next sibling nest L1 over 2 loops
+//!                                  (the fused loops keep L1's names)
 //! interchange(L0, L0.0.0, L0.0)    reorder a perfectly nested band: these loops, outermost first
 //! tile(L0:32, L0.0:64)             tile a band of 1 to 3 loops, a size per loop
 //! unroll(L0.0.0:4)                 unroll by 4 (unroll-and-jam when the loop is not innermost)
@@ -92,8 +93,9 @@ pub const VECTOR_WIDTHS: [u32; 5] = [2, 4, 8, 16, 32];
 pub enum Transform {
     /// Split a loop into one loop per child (loop distribution, or fission), in order.
     Distribute { target: LoopName },
-    /// Fuse the nest rooted at `second` into the preceding sibling nest rooted at `first`,
-    /// merging their `depth` outermost loops.
+    /// Fuse the nest rooted at `first` into the next sibling nest rooted at `second`,
+    /// merging their `depth` outermost loops: `first` is the source, its iterations run
+    /// inside `second`'s loops, and the fused loops keep `second`'s names.
     Fuse { first: LoopName, second: LoopName, depth: usize },
     /// Reorder a perfectly nested band; `order` lists its loops outermost first.
     Interchange { order: Vec<LoopName> },
