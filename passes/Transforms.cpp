@@ -53,12 +53,21 @@ struct Report {
       fn(ctx, why.data(), why.size());
     return AUTOSCHED_TX_REFUSED;
   }
+  /// A refusal that claims the step would break a dependence.
+  int32_t refuseDependence(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_REFUSED_DEPENDENCE;
+  }
   int32_t fail(const std::string &why) const {
     if (fn)
       fn(ctx, why.data(), why.size());
     return AUTOSCHED_TX_FAILED;
   }
 };
+
+/// The status a check's failure returned (a LogicalResult loses it).
+thread_local int32_t lastRefusal = AUTOSCHED_TX_REFUSED;
 
 std::string nameOf(Operation *op) {
   if (auto a = op->getAttrOfType<StringAttr>(kTag))
@@ -169,9 +178,57 @@ LogicalResult checkRectangular(ArrayRef<AffineForOp> band, const Report &report)
   return success();
 }
 
-/// Dependence direction vectors of the dependences carried inside `root` at absolute
-/// loop depths [firstDepth, lastDepth], over all common loops of each pair.
-FailureOr<std::vector<SmallVector<DependenceComponent, 2>>>
+/// One dependence between two accesses: the polyhedron of the (source, sink) iteration
+/// pairs that touch the same element with the source first (as MLIR's
+/// checkMemrefAccessDependence builds it, with its ordering constraints for the carrying
+/// depth). Columns: source ivs, sink ivs, symbols, locals, constant. The distance along the
+/// loop at absolute position k (k < common) is column `source + k` minus column k.
+struct Dependence {
+  presburger::IntegerPolyhedron poly;
+  unsigned source;
+  unsigned common;
+};
+
+/// A range for the distance along the loop at absolute position `loop` (in values of its
+/// induction variable; an unset end is unbounded).
+struct DistanceRange {
+  unsigned loop;
+  std::optional<int64_t> lo, hi;
+};
+
+/// Whether some instance of `dep` has every distance in the given ranges. Asked as an
+/// integer emptiness question rather than read from direction vectors: MLIR's direction
+/// vectors come from Fourier-Motzkin projections, which blow up on deep tiled nests with
+/// strides (minutes on an 8-deep nest) and lose precision (ranges of each component
+/// separately); emptiness is exact and fast on these systems.
+bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
+  presburger::IntegerPolyhedron c(dep.poly);
+  unsigned cols = c.getNumCols();
+  for (const DistanceRange &r : ranges) {
+    if (r.loop >= dep.common)
+      return false; // beyond the common loops there is no distance to constrain
+    SmallVector<int64_t> row(cols, 0);
+    if (r.lo) { // sink - source - lo >= 0
+      row[dep.source + r.loop] = 1;
+      row[r.loop] = -1;
+      row[cols - 1] = -*r.lo;
+      c.addInequality(row);
+    }
+    if (r.hi) { // hi - sink + source >= 0
+      std::fill(row.begin(), row.end(), 0);
+      row[dep.source + r.loop] = -1;
+      row[r.loop] = 1;
+      row[cols - 1] = *r.hi;
+      c.addInequality(row);
+    }
+  }
+  return !c.isIntegerEmpty();
+}
+
+/// The dependences carried inside `root` at absolute loop depths [firstDepth, lastDepth]
+/// (1-based, as checkMemrefAccessDependence counts; lastDepth one past the deepest loop
+/// means loop-independent), one polyhedron per pair of accesses and depth.
+FailureOr<std::vector<Dependence>>
 carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
                    const Report &report) {
   SmallVector<Operation *> accesses;
@@ -187,42 +244,39 @@ carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
     return report.refuse("an operation with unknown memory effects prevents the "
                          "dependence check"),
            failure();
-  std::vector<SmallVector<DependenceComponent, 2>> deps;
-  for (unsigned d = firstDepth; d <= lastDepth; ++d)
-    for (auto *src : accesses)
-      for (auto *dst : accesses) {
-        MemRefAccess a(src), b(dst);
-        SmallVector<DependenceComponent, 2> comps;
-        DependenceResult r = checkMemrefAccessDependence(a, b, d, nullptr, &comps);
+  auto cannot = [&]() {
+    return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                         nameOf(root));
+  };
+  std::vector<Dependence> deps;
+  for (auto *src : accesses) {
+    MemRefAccess a(src);
+    // The source's ivs are the first columns: as many as its iteration domain has.
+    presburger::IntegerRelation rel(presburger::PresburgerSpace::getRelationSpace());
+    if (failed(a.getAccessRelation(rel)))
+      return cannot(), failure();
+    unsigned source = rel.getNumDomainVars();
+    SmallVector<AffineForOp> ivs;
+    getAffineForIVs(*src, &ivs);
+    if (source != ivs.size())
+      return cannot(), failure(); // an iteration domain that is not just the loops
+    for (auto *dst : accesses) {
+      MemRefAccess b(dst);
+      if (a.memref != b.memref ||
+          (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
+        continue;
+      unsigned common = getNumCommonSurroundingLoops(*src, *dst);
+      for (unsigned d = firstDepth; d <= lastDepth; ++d) {
+        FlatAffineValueConstraints poly;
+        DependenceResult r = checkMemrefAccessDependence(a, b, d, &poly, nullptr);
         if (r.value == DependenceResult::Failure)
-          return report.refuse("MLIR's dependence analysis could not analyse the "
-                               "accesses in " + nameOf(root)),
-                 failure();
+          return cannot(), failure();
         if (r.value == DependenceResult::HasDependence)
-          deps.push_back(comps);
+          deps.push_back({presburger::IntegerPolyhedron(poly), source, common});
       }
-  return deps;
-}
-
-bool knownNonNegative(const DependenceComponent &c) { return c.lb && *c.lb >= 0; }
-
-/// True when, read in `order` (indices into the band, starting at absolute position
-/// `offset` in `comps`), the vector stays lexicographically positive for every instance.
-bool lexPositive(ArrayRef<DependenceComponent> comps, unsigned offset,
-                 ArrayRef<unsigned> order) {
-  for (unsigned pos : order) {
-    if (offset + pos >= comps.size())
-      return true; // beyond the common loops: ordered by the band already
-    const DependenceComponent &c = comps[offset + pos];
-    if (!c.lb || !c.ub)
-      return false;
-    if (*c.lb > 0)
-      return true;
-    if (*c.lb < 0)
-      return false;
-    // lb == 0: the instances with a zero here are decided further in.
+    }
   }
-  return true;
+  return deps;
 }
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
@@ -260,18 +314,28 @@ LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
   return success();
 }
 
-/// Legality of reordering `band` so that band[order[j]] becomes the j-th loop.
+/// Legality of reordering `band` so that band[order[j]] becomes the j-th loop: no
+/// dependence carried by the band may have, read in the new order, a first non-zero
+/// distance that is negative.
 LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> order,
                                StringRef what, const Report &report) {
   unsigned first = depthOf(band.front());
   auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
   if (failed(deps))
     return failure();
-  for (auto &comps : *deps)
-    if (!lexPositive(comps, first, order))
-      return report.refuse(what.str() + " would reverse a dependence (a dependence "
-                           "vector would become lexicographically negative)"),
-             failure();
+  for (auto &dep : *deps) {
+    SmallVector<DistanceRange> ranges;
+    for (unsigned pos : order) {
+      ranges.push_back({first + pos, std::nullopt, -1});
+      if (mayHave(dep, ranges)) {
+        lastRefusal = report.refuseDependence(
+            what.str() + " would reverse a dependence (a dependence vector would become "
+                         "lexicographically negative)");
+        return failure();
+      }
+      ranges.back() = {first + pos, 0, 0};
+    }
+  }
   return success();
 }
 
@@ -300,13 +364,14 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
   auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
   if (failed(deps))
     return failure();
-  for (auto &comps : *deps)
-    for (unsigned i = 0; i < tiled && first + i < comps.size(); ++i)
-      if (!knownNonNegative(comps[first + i]))
-        return report.refuse("tiling would reverse a dependence: the band is not "
-                             "fully permutable (a dependence component along " +
-                             nameOf(band[i]) + " may be negative)"),
-               failure();
+  for (auto &dep : *deps)
+    for (unsigned i = 0; i < tiled; ++i)
+      if (mayHave(dep, {{first + i, std::nullopt, -1}})) {
+        lastRefusal = report.refuseDependence(
+            "tiling would reverse a dependence: the band is not fully permutable (a "
+            "dependence component along " + nameOf(band[i]) + " may be negative)");
+        return failure();
+      }
   return success();
 }
 
@@ -343,20 +408,21 @@ LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &rep
   auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
   if (failed(deps))
     return failure();
-  // Distances along `loop` between two iterations of one group: [1, span - 1].
+  // Distances along `loop` between two iterations of one group: [1, span - 1]. Jamming
+  // runs such a pair in the order of the inner loops: illegal when the first non-zero
+  // inner distance can be negative.
   const int64_t span = factor * loop.getStepAsInt();
-  for (auto &comps : *deps) {
-    if (d >= comps.size())
-      continue;
-    const DependenceComponent &c = comps[d];
-    bool withinGroup = (!c.ub || *c.ub >= 1) && (!c.lb || *c.lb <= span - 1);
-    if (!withinGroup)
-      continue;
-    for (unsigned i = d + 1; i < comps.size(); ++i)
-      if (!knownNonNegative(comps[i]))
-        return report.refuse("unroll-and-jam of " + nameOf(loop) +
-                             " would reverse a dependence it carries"),
-               failure();
+  for (auto &dep : *deps) {
+    SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
+    for (unsigned i = d + 1; i < dep.common; ++i) {
+      ranges.push_back({i, std::nullopt, -1});
+      if (mayHave(dep, ranges)) {
+        lastRefusal = report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
+                                              " would reverse a dependence it carries");
+        return failure();
+      }
+      ranges.back() = {i, 0, 0};
+    }
   }
   return success();
 }
@@ -499,9 +565,10 @@ int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, s
       permMap[i] = pos;
       newOrder[pos] = i;
     }
+    lastRefusal = AUTOSCHED_TX_REFUSED;
     if (failed(checkPermutation(band, newOrder, "interchange(" + joined(order) + ")",
                                 report)))
-      return AUTOSCHED_TX_REFUSED;
+      return lastRefusal;
     permMaps.push_back(permMap);
   }
   for (auto [band, permMap] : llvm::zip(*bands, permMaps))
@@ -523,9 +590,10 @@ int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
       if (nameOf(band[i]) != order[i])
         return report.refuse("list the loops of a tiled band outermost first: " +
                              nameOf(band[0]) + " is outermost");
+    lastRefusal = AUTOSCHED_TX_REFUSED;
     if (failed(checkRectangular(band, report)) ||
         failed(checkTiling(band, ArrayRef<int64_t>(sizes, n), report)))
-      return AUTOSCHED_TX_REFUSED;
+      return lastRefusal;
   }
   SmallVector<unsigned> tileSizes(sizes, sizes + n);
   for (auto &band : *bands) {
@@ -551,8 +619,9 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   for (auto l : loops) {
     if (failed(checkUnrollPreconditions(l, factor, report)))
       return AUTOSCHED_TX_REFUSED;
+    lastRefusal = AUTOSCHED_TX_REFUSED;
     if (!isInnermost(l) && failed(checkUnrollJam(l, factor, report)))
-      return AUTOSCHED_TX_REFUSED;
+      return lastRefusal;
   }
   for (auto l : loops) {
     bool innermost = isInnermost(l);
@@ -587,7 +656,7 @@ int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
     if (l.getNumIterOperands() > 0)
       return report.refuse(std::string(name) + " carries values (iter_args)");
     if (!isLoopParallel(l))
-      return report.refuse(std::string(name) +
+      return report.refuseDependence(std::string(name) +
                            " carries a dependence (MLIR's isLoopParallel)");
   }
   for (auto l : loops)
@@ -623,7 +692,7 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
                            " iterations, not a multiple of " + std::to_string(width) +
                            " (the vectorizer makes no remainder loop)");
     if (l.getNumIterOperands() > 0 || !isLoopParallel(l))
-      return report.refuse(n + " carries a dependence (MLIR's isLoopParallel)");
+      return report.refuseDependence(n + " carries a dependence (MLIR's isLoopParallel)");
     NestedPattern vectorTransfers =
         matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
                                                    vector::TransferWriteOp>(op); });
@@ -753,7 +822,7 @@ int32_t autosched_tx_distribute(MlirOperation func, const char *name,
               return report.refuse("MLIR's dependence analysis could not analyse the "
                                    "accesses in " + n);
             if (r.value == DependenceResult::HasDependence)
-              return report.refuse(
+              return report.refuseDependence(
                   "distributing " + n + " would reverse a dependence: part " +
                   std::to_string(later) + " accesses at one iteration what part " +
                   std::to_string(earlier) + " accesses at a later one");
@@ -824,10 +893,10 @@ int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *sec
   case FusionResult::Success:
     break;
   case FusionResult::FailFusionDependence:
-    return report.refuse("fusing " + a + " into " + b + " would reverse a dependence "
+    return report.refuseDependence("fusing " + a + " into " + b + " would reverse a dependence "
                          "between the two nests (MLIR's canFuseLoops)");
   case FusionResult::FailBlockDependence:
-    return report.refuse("fusing " + a + " into " + b + " would break a dependence with "
+    return report.refuseDependence("fusing " + a + " into " + b + " would break a dependence with "
                          "an operation between them (MLIR's canFuseLoops)");
   case FusionResult::FailPrecondition:
     return report.refuse("MLIR's canFuseLoops rejects the nests " + a + " and " + b +

@@ -15,7 +15,14 @@
 extern "C" {
 #endif
 
-enum { AUTOSCHED_TX_OK = 0, AUTOSCHED_TX_REFUSED = 1, AUTOSCHED_TX_FAILED = 2 };
+/// REFUSED: the step is outside what the transformation supports; REFUSED_DEPENDENCE: it
+/// would break a dependence (the claim the fuzzer's oracle checks).
+enum {
+  AUTOSCHED_TX_OK = 0,
+  AUTOSCHED_TX_REFUSED = 1,
+  AUTOSCHED_TX_FAILED = 2,
+  AUTOSCHED_TX_REFUSED_DEPENDENCE = 3
+};
 
 /// Receives the reason of a refusal or failure.
 typedef void (*AutoschedTxReportFn)(void *ctx, const char *msg, size_t len);

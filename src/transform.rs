@@ -68,15 +68,17 @@ extern "C" fn collect_report(ctx: *mut c_void, msg: *const c_char, len: usize) {
 
 const TX_OK: i32 = 0;
 const TX_REFUSED: i32 = 1;
+const TX_REFUSED_DEPENDENCE: i32 = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TransformError {
     /// The step names a loop that does not exist at that point of the schedule.
     #[error("step {step} ({text}): {reason}")]
     BadLoop { step: usize, text: String, reason: String },
-    /// The step is illegal (it would break a dependence) or outside what it supports.
+    /// The step is illegal (`dependence`: it would break a dependence) or outside what it
+    /// supports.
     #[error("step {step} ({text}) refused: {reason}")]
-    Refused { step: usize, text: String, reason: String },
+    Refused { step: usize, text: String, reason: String, dependence: bool },
     /// An MLIR utility failed midway; the clone was discarded.
     #[error("step {step} ({text}) failed: {reason}")]
     Failed { step: usize, text: String, reason: String },
@@ -84,6 +86,17 @@ pub enum TransformError {
     Verify(String),
     #[error("{0}")]
     Analysis(String),
+}
+
+impl TransformError {
+    /// Whether the refusal claims that the step would break a dependence (as opposed to a
+    /// step outside what the transformation supports).
+    pub fn claims_dependence(&self) -> bool {
+        match self {
+            TransformError::Refused { dependence, .. } => *dependence,
+            _ => false,
+        }
+    }
 }
 
 /// Applies `schedule` to `func` (a `func.func`), or leaves it unchanged and says why.
@@ -281,7 +294,8 @@ fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), Trans
     let text = t.to_string();
     match status {
         TX_OK => Ok(()),
-        TX_REFUSED => Err(TransformError::Refused { step, text, reason: why }),
+        TX_REFUSED => Err(TransformError::Refused { step, text, reason: why, dependence: false }),
+        TX_REFUSED_DEPENDENCE => Err(TransformError::Refused { step, text, reason: why, dependence: true }),
         _ => Err(TransformError::Failed { step, text, reason: why }),
     }
 }
