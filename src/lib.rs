@@ -9,6 +9,7 @@ pub mod cost_model;
 pub mod datagen;
 pub mod features;
 pub mod ffi;
+pub mod fuzz;
 pub mod ir;
 pub mod limits;
 pub mod measure;

@@ -198,6 +198,128 @@ enum Command {
         seed: u64,
         index: u64,
     },
+    /// Differential fuzzing: random programs built to break loop transformations go
+    /// through the pass (default search, hybrid on a sample, random schedules); every step
+    /// is judged by an exact oracle and every result is run against the original. Appends
+    /// to DIR/results.jsonl (re-run to resume); failures go to DIR/failures/. Exits with 1
+    /// when anything failed.
+    Fuzz(FuzzArgs),
+    /// One fuzz worker (started by `autosched fuzz`; prints START/DONE lines).
+    #[command(hide = true)]
+    FuzzWorker {
+        #[command(flatten)]
+        args: FuzzArgs,
+        /// Comma-separated program indices.
+        #[arg(long)]
+        indices: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// Campaign directory.
+    #[arg(long, default_value = "build/fuzz")]
+    out: PathBuf,
+    /// Programs 0..N of the stream.
+    #[arg(long, default_value_t = 200)]
+    programs: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker processes (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run the hybrid evaluator on every K-th program (0: never).
+    #[arg(long, default_value_t = 10)]
+    hybrid_every: u64,
+    /// Random schedules per program.
+    #[arg(long, default_value_t = 3)]
+    random_schedules: usize,
+    /// Most steps in a random schedule.
+    #[arg(long, default_value_t = 6)]
+    max_steps: usize,
+    /// Skip the default search (random schedules only).
+    #[arg(long)]
+    no_default: bool,
+    /// Seconds one program may take before its worker is killed (recorded as a timeout).
+    #[arg(long, default_value_t = 600)]
+    timeout: u64,
+    /// Only summarize DIR's results (no new programs).
+    #[arg(long)]
+    report_only: bool,
+    /// Write the summary as Markdown to this file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Print program INDEX (its MLIR) and exit.
+    #[arg(long)]
+    print: Option<u64>,
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl FuzzArgs {
+    fn config(&self) -> affine_autosched::fuzz::FuzzConfig {
+        affine_autosched::fuzz::FuzzConfig {
+            seed: self.seed,
+            programs: self.programs,
+            out: self.out.clone(),
+            jobs: self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+            hybrid_every: self.hybrid_every,
+            random_schedules: self.random_schedules,
+            max_steps: self.max_steps,
+            default_search: !self.no_default,
+            timeout: std::time::Duration::from_secs(self.timeout),
+            progress: !self.quiet,
+        }
+    }
+}
+
+fn fuzz(args: FuzzArgs) -> ExitCode {
+    use affine_autosched::fuzz;
+    if let Some(i) = args.print {
+        let p = fuzz::gen::FuzzProgram::generate(args.seed, i);
+        println!("// {}\n{}", p.id(), p.to_mlir());
+        return ExitCode::SUCCESS;
+    }
+    let cfg = args.config();
+    let started = std::time::Instant::now();
+    let summary = if args.report_only {
+        fuzz::read_results(&cfg.out).map(|r| fuzz::summarize(&r))
+    } else {
+        fuzz::run(&cfg)
+    };
+    let summary = match summary {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("autosched: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let command = format!(
+        "autosched fuzz --seed {} --programs {} --hybrid-every {} --random-schedules {} --max-steps {}{}",
+        cfg.seed,
+        cfg.programs,
+        cfg.hybrid_every,
+        cfg.random_schedules,
+        cfg.max_steps,
+        if cfg.default_search { "" } else { " --no-default" }
+    );
+    let md = summary.markdown("Fuzz campaign", &command);
+    if let Some(path) = &args.report {
+        if let Err(e) = std::fs::write(path, &md) {
+            eprintln!("autosched: error: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    let _ = std::fs::write(cfg.out.join("summary.json"), serde_json::to_string_pretty(&summary).unwrap_or_default());
+    println!("{md}");
+    if !args.report_only {
+        println!("wall time: {:.0} s", started.elapsed().as_secs_f64());
+    }
+    if summary.clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn datagen(cfg: affine_autosched::datagen::DatagenConfig) -> ExitCode {
@@ -849,6 +971,21 @@ fn main() -> ExitCode {
             let p = affine_autosched::datagen::programs::generate(seed, index);
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
             ExitCode::SUCCESS
+        }
+        Command::Fuzz(args) => fuzz(args),
+        Command::FuzzWorker { args, indices } => {
+            let indices: Result<Vec<u64>, _> = indices.split(',').filter(|s| !s.is_empty()).map(str::parse).collect();
+            let Ok(indices) = indices else {
+                eprintln!("autosched: error: --indices must be comma-separated integers");
+                return ExitCode::from(2);
+            };
+            match affine_autosched::fuzz::worker(&args.config(), &indices) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("autosched: error: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         Command::CWrapper { file, function, output } => c_wrapper(file, function, output),
         Command::Run(args) => run(args),
