@@ -225,18 +225,95 @@ bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
   return !c.isIntegerEmpty();
 }
 
-/// The dependences carried inside `root` at absolute loop depths [firstDepth, lastDepth]
-/// (1-based, as checkMemrefAccessDependence counts; lastDepth one past the deepest loop
-/// means loop-independent), one polyhedron per pair of accesses and depth.
-FailureOr<std::vector<Dependence>>
-carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
-                   const Report &report) {
+/// Adds to a dependence polyhedron the strides MLIR leaves out. MLIR's iteration domains
+/// say `iv = lb + step * q` only for a constant lower bound; for a loop whose lower bound
+/// moves with an outer loop (a tile's point loop, a triangular loop with a step) the
+/// domain holds iterations that never run, and a dependence through them is spurious
+/// (an interchange across such a loop was refused although the same loop at unit step was
+/// accepted). `loops` are the loops around one access, whose ivs are the columns from
+/// `offset` on; a lower bound that is not a single expression of those ivs is left as it
+/// is (over-approximated, so still sound).
+void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigned offset) {
+  for (unsigned j = 0; j < ivs.size(); ++j) {
+    AffineForOp l = getForInductionVarOwner(ivs[j]);
+    if (!l)
+      continue; // an affine.parallel: unit steps
+    int64_t step = l.getStepAsInt();
+    AffineMap lb = l.getLowerBoundMap();
+    if (step == 1 || l.hasConstantLowerBound() || lb.getNumResults() != 1)
+      continue;
+    SmallVector<int64_t> flat;
+    if (failed(getFlattenedAffineExpr(lb.getResult(0), lb.getNumDims(), lb.getNumSymbols(),
+                                      &flat)) ||
+        flat.size() != lb.getNumInputs() + 1)
+      continue; // floordiv/mod in the bound
+    // The column of each operand: it must be the iv of an enclosing loop.
+    SmallVector<unsigned> cols;
+    for (Value operand : l.getLowerBoundOperands()) {
+      auto it = llvm::find(ivs.take_front(j), operand);
+      if (it == ivs.begin() + j)
+        break;
+      cols.push_back(offset + (it - ivs.begin()));
+    }
+    if (cols.size() != lb.getNumInputs())
+      continue;
+    // iv - lb(outer ivs) - step * q = 0, q a new local variable.
+    unsigned q = rel.appendVar(presburger::VarKind::Local);
+    SmallVector<int64_t> row(rel.getNumCols(), 0);
+    row[offset + j] = 1;
+    for (unsigned k = 0; k < cols.size(); ++k)
+      row[cols[k]] -= flat[k];
+    row[q] = -step;
+    row.back() = -flat.back();
+    rel.addEquality(row);
+  }
+}
+
+/// MLIR's dependence test, made exact: the polyhedron checkMemrefAccessDependence builds
+/// for `src` before `dst` carried at `depth` (1-based), with the strides it leaves out
+/// (`addStrides`), tested for integer emptiness (MLIR's own test is a Fourier-Motzkin
+/// projection, which reports dependences that have no integer solution: a loop was
+/// refused as not parallel for a dependence that never happens). Empty when there is
+/// none; failure when MLIR cannot build the polyhedron.
+///
+/// Deciding emptiness costs a Simplex run per pair; callers that go on to ask `mayHave`
+/// questions (which decide exactly anyway) pass `decide = false` and get the polyhedron
+/// whenever MLIR reports a dependence.
+FailureOr<std::optional<Dependence>> exactDependence(Operation *src, Operation *dst,
+                                                     unsigned depth, bool decide) {
+  MemRefAccess a(src), b(dst);
+  FlatAffineValueConstraints poly;
+  DependenceResult r = checkMemrefAccessDependence(a, b, depth, &poly, nullptr);
+  if (r.value == DependenceResult::Failure)
+    return failure();
+  if (r.value == DependenceResult::NoDependence)
+    return std::optional<Dependence>();
+  // The source's ivs are the first columns: as many as its iteration domain has.
+  SmallVector<Value> srcIvs, dstIvs;
+  getAffineIVs(*src, srcIvs);
+  getAffineIVs(*dst, dstIvs);
+  presburger::IntegerRelation rel(presburger::PresburgerSpace::getRelationSpace());
+  if (failed(a.getAccessRelation(rel)) || rel.getNumDomainVars() != srcIvs.size())
+    return failure(); // an iteration domain that is not just the loops
+  unsigned source = srcIvs.size();
+  presburger::IntegerPolyhedron p(poly);
+  addStrides(p, srcIvs, 0);
+  addStrides(p, dstIvs, source);
+  if (decide && p.isIntegerEmpty())
+    return std::optional<Dependence>();
+  return std::optional<Dependence>(
+      Dependence{std::move(p), source, getNumCommonSurroundingLoops(*src, *dst)});
+}
+
+/// The accesses inside `root`, or a refusal when an operation with memory effects the
+/// analysis cannot see (a call, a vector transfer, a non-affine access) is among them.
+FailureOr<SmallVector<Operation *>> accessesIn(Operation *root, const Report &report) {
   SmallVector<Operation *> accesses;
   bool opaque = false;
   root->walk([&](Operation *op) {
     if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
       accesses.push_back(op);
-    else if (!isa<AffineForOp, AffineYieldOp, AffineApplyOp>(op) &&
+    else if (!isa<AffineForOp, AffineParallelOp, AffineYieldOp, AffineApplyOp>(op) &&
              !isMemoryEffectFree(op))
       opaque = true;
   });
@@ -244,39 +321,60 @@ carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
     return report.refuse("an operation with unknown memory effects prevents the "
                          "dependence check"),
            failure();
-  auto cannot = [&]() {
-    return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
-                         nameOf(root));
-  };
+  return accesses;
+}
+
+/// The dependences carried inside `root` at absolute loop depths [firstDepth, lastDepth]
+/// (1-based, as checkMemrefAccessDependence counts; lastDepth one past the deepest loop
+/// means loop-independent), one polyhedron per pair of accesses and depth.
+FailureOr<std::vector<Dependence>>
+carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
+                   const Report &report) {
+  auto accesses = accessesIn(root, report);
+  if (failed(accesses))
+    return failure();
   std::vector<Dependence> deps;
-  for (auto *src : accesses) {
-    MemRefAccess a(src);
-    // The source's ivs are the first columns: as many as its iteration domain has.
-    presburger::IntegerRelation rel(presburger::PresburgerSpace::getRelationSpace());
-    if (failed(a.getAccessRelation(rel)))
-      return cannot(), failure();
-    unsigned source = rel.getNumDomainVars();
-    SmallVector<AffineForOp> ivs;
-    getAffineForIVs(*src, &ivs);
-    if (source != ivs.size())
-      return cannot(), failure(); // an iteration domain that is not just the loops
-    for (auto *dst : accesses) {
-      MemRefAccess b(dst);
-      if (a.memref != b.memref ||
+  for (auto *src : *accesses)
+    for (auto *dst : *accesses) {
+      if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
           (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
         continue;
-      unsigned common = getNumCommonSurroundingLoops(*src, *dst);
       for (unsigned d = firstDepth; d <= lastDepth; ++d) {
-        FlatAffineValueConstraints poly;
-        DependenceResult r = checkMemrefAccessDependence(a, b, d, &poly, nullptr);
-        if (r.value == DependenceResult::Failure)
-          return cannot(), failure();
-        if (r.value == DependenceResult::HasDependence)
-          deps.push_back({presburger::IntegerPolyhedron(poly), source, common});
+        auto dep = exactDependence(src, dst, d, /*decide=*/false);
+        if (failed(dep))
+          return report.refuse("MLIR's dependence analysis could not analyse the "
+                               "accesses in " + nameOf(root)),
+                 failure();
+        if (*dep)
+          deps.push_back(std::move(**dep));
       }
     }
-  }
   return deps;
+}
+
+/// Whether `loop` carries a dependence (MLIR's isLoopParallel asks the same question
+/// with its inexact emptiness test): a refusal names the loop, with the status that says
+/// which kind of refusal it is.
+int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
+  if (loop.getNumIterOperands() > 0)
+    return report.refuse(name.str() + " carries values (iter_args)");
+  unsigned d = getNestingDepth(loop) + 1;
+  auto accesses = accessesIn(loop, report);
+  if (failed(accesses))
+    return AUTOSCHED_TX_REFUSED;
+  for (auto *src : *accesses)
+    for (auto *dst : *accesses) {
+      if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+          (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
+        continue;
+      auto dep = exactDependence(src, dst, d, /*decide=*/true);
+      if (failed(dep))
+        return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                             name.str());
+      if (*dep)
+        return report.refuseDependence(name.str() + " carries a dependence");
+    }
+  return AUTOSCHED_TX_OK;
 }
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
@@ -652,13 +750,9 @@ int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
   if (failed(found))
     return AUTOSCHED_TX_REFUSED;
   SmallVector<AffineForOp> loops = *found;
-  for (auto l : loops) {
-    if (l.getNumIterOperands() > 0)
-      return report.refuse(std::string(name) + " carries values (iter_args)");
-    if (!isLoopParallel(l))
-      return report.refuseDependence(std::string(name) +
-                           " carries a dependence (MLIR's isLoopParallel)");
-  }
+  for (auto l : loops)
+    if (int32_t status = checkParallel(l, name, report); status != AUTOSCHED_TX_OK)
+      return status;
   for (auto l : loops)
     if (failed(affineParallelize(l)))
       return report.fail(std::string("MLIR's affineParallelize failed on ") + name);
@@ -691,8 +785,8 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
       return report.refuse(n + " runs " + std::to_string(*trips) +
                            " iterations, not a multiple of " + std::to_string(width) +
                            " (the vectorizer makes no remainder loop)");
-    if (l.getNumIterOperands() > 0 || !isLoopParallel(l))
-      return report.refuseDependence(n + " carries a dependence (MLIR's isLoopParallel)");
+    if (int32_t status = checkParallel(l, n, report); status != AUTOSCHED_TX_OK)
+      return status;
     NestedPattern vectorTransfers =
         matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
                                                    vector::TransferWriteOp>(op); });
@@ -814,14 +908,13 @@ int32_t autosched_tx_distribute(MlirOperation func, const char *name,
           for (Operation *dst : accesses[earlier]) {
             if (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst))
               continue;
-            MemRefAccess a(src), b(dst);
-            if (a.memref != b.memref)
+            if (MemRefAccess(src).memref != MemRefAccess(dst).memref)
               continue;
-            DependenceResult r = checkMemrefAccessDependence(a, b, depth);
-            if (r.value == DependenceResult::Failure)
+            auto dep = exactDependence(src, dst, depth, /*decide=*/true);
+            if (failed(dep))
               return report.refuse("MLIR's dependence analysis could not analyse the "
                                    "accesses in " + n);
-            if (r.value == DependenceResult::HasDependence)
+            if (*dep)
               return report.refuseDependence(
                   "distributing " + n + " would reverse a dependence: part " +
                   std::to_string(later) + " accesses at one iteration what part " +

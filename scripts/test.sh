@@ -16,6 +16,15 @@ cargo test --release 2>&1 | tee build/cargo-test.log
 echo "== lit"
 .venv/bin/lit -sv test-mlir 2>&1 | tee build/lit.log
 
+echo "== fuzz (smoke campaign: random programs through the pass, every result run against the original)"
+rm -rf build/fuzz-smoke
+if ! build/cargo/release/autosched fuzz --programs 150 --hybrid-every 50 --out build/fuzz-smoke --quiet >build/fuzz-smoke.log 2>&1; then
+  cat build/fuzz-smoke.log
+  echo "fuzz smoke campaign failed: see build/fuzz-smoke/failures/" >&2
+  exit 1
+fi
+sed -n '3,8p' build/fuzz-smoke.log
+
 echo "== pytest (training smoke, export and parity; benchmarks: equivalence of every optimized kernel, harness smoke)"
 .venv/bin/python -m pytest -q onnx/tests benchmarks/tests 2>&1 | tee build/pytest.log
 

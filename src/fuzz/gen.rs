@@ -459,12 +459,27 @@ fn draw(rng: &mut Rng, seed: u64, index: u64) -> FuzzProgram {
         .collect();
     let nnests = *rng.pick(&[1, 1, 2, 2, 2, 3]);
     let mut g = Draw { rng, buffers: &buffers };
-    let nests = (0..nnests)
-        .map(|_| {
-            let max_depth = *g.rng.pick(&[1, 2, 2, 3, 3, 3, 4, 4, 5, 6]);
-            g.draw_loop(0, max_depth)
-        })
-        .collect();
+    let mut nests: Vec<Loop> = Vec::new();
+    for _ in 0..nnests {
+        let max_depth = *g.rng.pick(&[1, 2, 2, 3, 3, 3, 4, 4, 5, 6]);
+        let mut nest = g.draw_loop(0, max_depth);
+        // Fusion material: now and then the same outer loops as the nest before.
+        if let Some(prev) = nests.last() {
+            if g.rng.chance(0.4) {
+                nest.lb = prev.lb.clone();
+                nest.ub = prev.ub.clone();
+                nest.step = prev.step;
+                if let (Some(Item::Loop(a)), Some(Item::Loop(b))) = (prev.body.first(), nest.body.first_mut()) {
+                    if g.rng.chance(0.7) {
+                        b.lb = a.lb.clone();
+                        b.ub = a.ub.clone();
+                        b.step = a.step;
+                    }
+                }
+            }
+        }
+        nests.push(nest);
+    }
     FuzzProgram { seed, index, buffers, nests }
 }
 

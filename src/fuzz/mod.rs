@@ -337,8 +337,10 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
     if loops.is_empty() {
         return None;
     }
+    // Loops already parallel take no further steps but for the odd one (a refusal to test).
+    let open: Vec<&LoopInfo> = loops.iter().filter(|l| !l.parallel).collect();
     for _ in 0..20 {
-        let l = rng.pick(loops);
+        let l = if open.is_empty() || rng.chance(0.03) { rng.pick(loops) } else { *rng.pick(&open) };
         let step = match rng.below(13) {
             0 => {
                 let cands: Vec<&LoopInfo> = loops.iter().filter(|l| l.children > 1).collect();
@@ -376,11 +378,23 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                     .collect();
                 Some(Transform::Tile { band })
             }
-            6 | 7 => Some(Transform::Unroll { target: name(&l.name), factor: *rng.pick(&[2, 2, 3, 4, 4, 8]) }),
+            6 | 7 => {
+                // Mostly factors the loop can take (fewer iterations than the factor is
+                // refused, which a few proposals still test).
+                let fits: Vec<u32> = [2, 3, 4, 8].into_iter().filter(|&f| (f as i64) <= l.max_trips).collect();
+                let factor = if fits.is_empty() || rng.chance(0.1) { *rng.pick(&[2, 4, 8]) } else { *rng.pick(&fits) };
+                Some(Transform::Unroll { target: name(&l.name), factor })
+            }
             8 | 9 => Some(Transform::Parallelize { target: name(&l.name) }),
             10 | 11 => {
                 let inner: Vec<&LoopInfo> = loops.iter().filter(|l| l.innermost).collect();
-                (!inner.is_empty()).then(|| Transform::Vectorize { target: name(&rng.pick(&inner).name), width: *rng.pick(&[2, 2, 4, 4, 8]) })
+                (!inner.is_empty()).then(|| {
+                    let l = rng.pick(&inner);
+                    // Mostly widths that divide the trip count (the vectorizer needs it).
+                    let fits: Vec<u32> = [2, 4, 8].into_iter().filter(|&w| l.max_trips % w as i64 == 0).collect();
+                    let width = if fits.is_empty() || rng.chance(0.2) { *rng.pick(&[2, 4, 8]) } else { *rng.pick(&fits) };
+                    Transform::Vectorize { target: name(&l.name), width }
+                })
             }
             _ => {
                 // A loop that does not exist, or an unroll of a tile loop that may not.
