@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IntegerSet.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
@@ -313,7 +314,7 @@ FailureOr<SmallVector<Operation *>> accessesIn(Operation *root, const Report &re
   root->walk([&](Operation *op) {
     if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
       accesses.push_back(op);
-    else if (!isa<AffineForOp, AffineParallelOp, AffineYieldOp, AffineApplyOp>(op) &&
+    else if (!isa<AffineForOp, AffineParallelOp, AffineIfOp, AffineYieldOp, AffineApplyOp>(op) &&
              !isMemoryEffectFree(op))
       opaque = true;
   });
@@ -480,6 +481,16 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
 /// units of the induction variable's value, not of iterations) always has its sink in a
 /// later group, which runs after the source's whole group, so jamming cannot reverse it.
 LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
+  // MLIR's jam treats an affine.parallel as a plain operation of the body while jamming
+  // inside its region: the checks below, written for affine.for nests, do not describe
+  // that (the fuzzer found wrong results after parallelize(inner); unroll(outer)).
+  bool parallelInside = false;
+  loop.getBody()->walk([&](AffineParallelOp) { parallelInside = true; });
+  if (parallelInside)
+    return report.refuse("unroll-and-jam of " + nameOf(loop) +
+                         " through a parallel loop is not supported (unroll before "
+                         "parallelizing)"),
+           failure();
   // Jamming places all copies of each inner loop together: with sibling loops or
   // statements next to a loop, a copy of a later sibling would overtake an earlier one.
   // Only perfect nests, where every statement is in the innermost body, are accepted.
@@ -573,6 +584,44 @@ LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
 /// keeps the original step where the unrolled loop's is multiplied by the factor. There
 /// is none when the trip count divides by the factor, or when it was promoted (a single
 /// iteration: a constant trip count, never negative).
+/// MLIR promotes a clean-up loop whose trip count it finds to be 1 (`for 4 to 5` after
+/// unrolling `for 3*i + 1 to 5` by 3): its body then runs unconditionally, also for the
+/// outer iterations where the original loop was empty (the fuzzer found wrong results).
+/// The clean-up bound is right whenever the original loop runs, so the promoted body is
+/// put under `affine.if (ub - lb - 1 >= 0)` on the original bounds. Between `before` and
+/// `after` (the unrolled loop's old neighbours), everything that is not a loop named
+/// `name` is such a body.
+void guardPromotedCleanup(Block *block, Operation *before, Operation *after, StringRef name,
+                          AffineMap lbMap, ArrayRef<Value> lbOperands, AffineMap ubMap,
+                          ArrayRef<Value> ubOperands) {
+  auto it = before ? std::next(Block::iterator(before)) : block->begin();
+  auto end = after ? Block::iterator(after) : block->end();
+  SmallVector<Operation *> promoted;
+  for (; it != end; ++it) {
+    auto l = dyn_cast<AffineForOp>(*it);
+    if (!l || nameOf(l) != name)
+      promoted.push_back(&*it);
+  }
+  if (promoted.empty() || lbMap.getNumResults() != 1 || ubMap.getNumResults() != 1)
+    return;
+  // One set over (dims of ub, dims of lb, symbols of ub, symbols of lb).
+  unsigned d1 = ubMap.getNumDims(), s1 = ubMap.getNumSymbols();
+  unsigned d2 = lbMap.getNumDims(), s2 = lbMap.getNumSymbols();
+  AffineExpr lb = lbMap.getResult(0).shiftDims(d2, d1).shiftSymbols(s2, s1);
+  AffineExpr cond = ubMap.getResult(0) - lb - 1;
+  SmallVector<Value> operands(ubOperands.take_front(d1));
+  operands.append(lbOperands.begin(), lbOperands.begin() + d2);
+  operands.append(ubOperands.begin() + d1, ubOperands.end());
+  operands.append(lbOperands.begin() + d2, lbOperands.end());
+  IntegerSet set = IntegerSet::get(d1 + d2, s1 + s2, {cond}, {false});
+  OpBuilder b(promoted.front());
+  auto guard = AffineIfOp::create(b, promoted.front()->getLoc(), set, operands,
+                                  /*withElseRegion=*/false);
+  Operation *terminator = guard.getThenBlock()->getTerminator();
+  for (Operation *op : promoted)
+    op->moveBefore(terminator);
+}
+
 void clampCleanupLowerBound(Block *block, Operation *before, Operation *after,
                             StringRef name, int64_t step, AffineMap lbMap,
                             ArrayRef<Value> lbOperands) {
@@ -728,16 +777,20 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
     Operation *before = l->getPrevNode(), *after = l->getNextNode();
     int64_t step = l.getStepAsInt();
     bool constantBounds = l.hasConstantBounds();
-    AffineMap lbMap = l.getLowerBoundMap();
+    AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
     SmallVector<Value> lbOperands(l.getLowerBoundOperands());
+    SmallVector<Value> ubOperands(l.getUpperBoundOperands());
     LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
                                 : loopUnrollJamByFactor(l, factor);
     if (failed(r))
       return report.fail(std::string("MLIR's ") +
                          (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
                          " could not unroll " + name + " by " + std::to_string(factor));
-    if (!constantBounds)
+    if (!constantBounds) {
       clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
+      guardPromotedCleanup(block, before, after, name, lbMap, lbOperands, ubMap,
+                           ubOperands);
+    }
   }
   return AUTOSCHED_TX_OK;
 }
@@ -894,7 +947,7 @@ int32_t autosched_tx_distribute(MlirOperation func, const char *name,
       ops[i]->walk([&](Operation *op) {
         if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
           accesses[partOf[i]].push_back(op);
-        else if (!isa<AffineForOp, AffineParallelOp, AffineYieldOp, AffineApplyOp>(op) &&
+        else if (!isa<AffineForOp, AffineParallelOp, AffineIfOp, AffineYieldOp, AffineApplyOp>(op) &&
                  !isMemoryEffectFree(op))
           opaque = true;
       });

@@ -166,6 +166,18 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
             }
         },
     };
+    // A program beyond the model's limits (a computation deeper than its loop levels, more
+    // accesses than it has slots) is outside what it can score: said in a remark, not a
+    // failed search. The execution evaluator needs no model and still searches it.
+    if model.is_some() {
+        if let Err(e) = features::featurize(program, &crate::schedule::Schedule::default()) {
+            emit(remark(format!(
+                "affine-autosched: @{}: kept the original: the cost model cannot describe it ({e}); evaluator=execution can search it",
+                program.function
+            )));
+            return Outcome::Unchanged;
+        }
+    }
     let cfg = OptimizeConfig::new(
         SearchConfig { beam_width: options.beam_width, max_depth: options.max_depth },
         options.evaluator,

@@ -252,6 +252,10 @@ struct FuzzArgs {
     /// Print program INDEX (its MLIR) and exit.
     #[arg(long)]
     print: Option<u64>,
+    /// Write every result so far to DIR/results.jsonl.gz (what a repository keeps; a
+    /// campaign resumes from it) and exit.
+    #[arg(long)]
+    snapshot: bool,
     #[arg(long)]
     quiet: bool,
 }
@@ -281,6 +285,18 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let cfg = args.config();
+    if args.snapshot {
+        return match fuzz::write_snapshot(&cfg.out) {
+            Ok(n) => {
+                println!("{}: {n} programs", fuzz::snapshot_path(&cfg.out).display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("autosched: error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let started = std::time::Instant::now();
     let summary = if args.report_only {
         fuzz::read_results(&cfg.out).map(|r| fuzz::summarize(&r))

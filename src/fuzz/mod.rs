@@ -569,21 +569,50 @@ pub fn results_path(out: &Path) -> PathBuf {
     out.join("results.jsonl")
 }
 
-/// Every program record in `DIR/results.jsonl` (a torn last line is skipped).
+/// The compressed snapshot of a campaign's results (`autosched fuzz --snapshot`), which is
+/// what a repository keeps: a fresh clone resumes from it.
+pub fn snapshot_path(out: &Path) -> PathBuf {
+    out.join("results.jsonl.gz")
+}
+
+/// Every program record of a campaign: the snapshot, then `DIR/results.jsonl` (a torn last
+/// line is skipped; a program in both counts once).
 pub fn read_results(out: &Path) -> Result<Vec<ProgramRecord>, FuzzError> {
-    let path = results_path(out);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let f = std::fs::File::open(&path).map_err(io(&path))?;
     let mut recs = Vec::new();
-    for line in std::io::BufReader::new(f).lines() {
-        let line = line.map_err(io(&path))?;
-        if let Ok(r) = serde_json::from_str::<ProgramRecord>(&line) {
-            recs.push(r);
+    let mut seen = HashSet::new();
+    for path in [snapshot_path(out), results_path(out)] {
+        if !path.exists() {
+            continue;
+        }
+        let f = std::fs::File::open(&path).map_err(io(&path))?;
+        let reader: Box<dyn std::io::Read> =
+            if path.extension().is_some_and(|e| e == "gz") { Box::new(flate2::read::GzDecoder::new(f)) } else { Box::new(f) };
+        for line in std::io::BufReader::new(reader).lines() {
+            let Ok(line) = line else { break };
+            if let Ok(r) = serde_json::from_str::<ProgramRecord>(&line) {
+                if seen.insert(r.index) {
+                    recs.push(r);
+                }
+            }
         }
     }
     Ok(recs)
+}
+
+/// Writes every record read so far to the snapshot (sorted by program), atomically.
+pub fn write_snapshot(out: &Path) -> Result<usize, FuzzError> {
+    let mut recs = read_results(out)?;
+    recs.sort_by_key(|r| r.index);
+    let path = snapshot_path(out);
+    let tmp = out.join("results.jsonl.gz.tmp");
+    let f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::best());
+    for r in &recs {
+        writeln!(gz, "{}", serde_json::to_string(r).unwrap_or_default()).map_err(io(&tmp))?;
+    }
+    gz.finish().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    Ok(recs.len())
 }
 
 struct Running {

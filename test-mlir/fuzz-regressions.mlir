@@ -1,0 +1,217 @@
+// Bugs and conservative refusals found by the differential fuzzer (autosched fuzz), each
+// fixed in passes/Transforms.cpp; the accepted schedules are also run against the original.
+//
+// 1. Interchange and parallelization across a loop with step 2 whose lower bound moves
+//    with an outer loop: MLIR's iteration domain has no stride for such a loop, so
+//    A[i][j] = A[i+1][j-1] looked like a (1, -1) dependence although j - 1 never has the
+//    parity of j. Both steps were refused ("would reverse a dependence", "carries a
+//    dependence"); the strides are now part of the dependence polyhedra.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@strided: interchange(L0.0.0, L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=STRIDE
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@strided: parallelize(L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=STRIDEPAR
+// RUN: %autosched run %s --function strided --schedule "interchange(L0.0.0, L0.0)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+// RUN: %autosched run %s --function strided --schedule "parallelize(L0.0)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+// But with a dependence that does exist (j - 2 has j's parity), still refused:
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@strided_dep: interchange(L0.0.0, L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=STRIDEDEP
+//
+// 2. A hang: the legality check of a fifth tiling of a nest already tiled four times
+//    (strides and min bounds at 7 levels) ran for minutes in MLIR's Fourier-Motzkin
+//    direction vectors. Legality is now asked by integer emptiness; the schedule applies at
+//    once (the limit makes a regression fail instead of hanging the test run).
+// RUN: timeout 60 mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)"}))' %s 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: timeout 120 %autosched run %s --function deep_tiles --schedule "tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+//
+// 3. Wrong results: unrolling `for %j = 3*%i + 1 to 5` by 3 leaves MLIR a clean-up loop
+//    `for 4 to 5`, which it promotes to its body, run unconditionally, also where the
+//    original loop was empty (%i >= 2). The promoted body is now guarded by the original
+//    bounds (affine.if).
+// RUN: %autosched run %s --function promoted_cleanup --schedule "distribute(L1.0); unroll(L1.0.d0:3)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+// RUN: %autosched run %s --function promoted_cleanup --schedule "distribute(L1.0); unroll(L1.0.d2:3); tile(L1:6); unroll(L1.0.d0:3)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+// RUN: %autosched apply %s --schedule "@promoted_cleanup: distribute(L1.0); unroll(L1.0.d0:3)" | FileCheck %s --check-prefix=GUARD
+//
+// 4. Wrong results: unroll-and-jam of a loop holding a parallel loop (made by an earlier
+//    parallelize): MLIR jams inside the affine.parallel's region while the checks assumed
+//    an affine.for nest. Refused now.
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@jam_parallel: parallelize(L1.0.0); unroll(L1.0:3)"}))' %s 2>&1 | FileCheck %s --check-prefix=JAMPAR
+
+// GUARD-LABEL: func.func @promoted_cleanup
+// GUARD: affine.if
+// JAMPAR: step 2 (unroll(L1.0:3)) refused: unroll-and-jam of L1.0 through a parallel loop is not supported
+
+// STRIDE: applied schedule to @strided: interchange(L0.0.0, L0.0)
+// STRIDEPAR: applied schedule to @strided: parallelize(L0.0)
+// EQUIV: scheduled: equivalent: all buffers bitwise identical
+// STRIDEDEP: step 1 (interchange(L0.0.0, L0.0)) refused: interchange(L0.0.0, L0.0) would reverse a dependence
+// DEEP: applied schedule to @deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)
+
+func.func @strided(%A: memref<10x20xf64>) {
+  affine.for %t = 0 to 2 {
+    affine.for %i = 0 to 8 {
+      affine.for %j = affine_map<(d0) -> (d0 + 1)>(%t) to 17 step 2 {
+        %a = affine.load %A[%i + 1, %j - 1] : memref<10x20xf64>
+        affine.store %a, %A[%i, %j] : memref<10x20xf64>
+      }
+    }
+  }
+  return
+}
+
+func.func @strided_dep(%A: memref<10x20xf64>) {
+  affine.for %t = 0 to 2 {
+    affine.for %i = 0 to 8 {
+      affine.for %j = affine_map<(d0) -> (d0 + 2)>(%t) to 17 step 2 {
+        %a = affine.load %A[%i + 1, %j - 2] : memref<10x20xf64>
+        affine.store %a, %A[%i, %j] : memref<10x20xf64>
+      }
+    }
+  }
+  return
+}
+
+func.func @deep_tiles(%b0: memref<11xf32>, %b1: memref<9xf64>) {
+  %v6 = arith.constant 1.500000e0 : f32
+  %v15 = arith.constant 5.000000e-1 : f64
+  %v25 = arith.constant 2.500000e-1 : f32
+  %v31 = arith.constant 1.500000e0 : f32
+  affine.for %i0 = -2 to 4 step 3 {
+    affine.for %i1 = -2 to 7 step 3 {
+      affine.for %i2 = affine_map<(d0, d1) -> (d0 - 1)>(%i0, %i1) to 3 step 3 {
+        %v1 = affine.load %b1[%i2 * -2 + 2] : memref<9xf64>
+        %v2 = arith.truncf %v1 : f64 to f32
+        %v3 = arith.index_cast %i2 : index to i32
+        %v4 = arith.sitofp %v3 : i32 to f32
+        %v5 = arith.subf %v2, %v4 : f32
+        %v7 = arith.maximumf %v5, %v6 : f32
+        affine.store %v7, %b0[%i0 + %i1 + 5] : memref<11xf32>
+        %v8 = affine.load %b0[%i2 + 6] : memref<11xf32>
+        %v9 = arith.extf %v8 : f32 to f64
+        %v10 = affine.load %b1[%i0 + 2] : memref<9xf64>
+        %v11 = affine.load %b0[%i0 + 4] : memref<11xf32>
+        %v12 = arith.extf %v11 : f32 to f64
+        %v13 = arith.mulf %v9, %v10 : f64
+        %v14 = arith.addf %v13, %v12 : f64
+        %v16 = arith.subf %v14, %v15 : f64
+        affine.store %v16, %b1[%i0 + 2] : memref<9xf64>
+      }
+    }
+    %v17 = affine.load %b0[%i0 * 2 + 5] : memref<11xf32>
+    %v18 = affine.load %b0[%i0 * 2 + 5] : memref<11xf32>
+    %v19 = affine.load %b0[%i0 * 2 + 4] : memref<11xf32>
+    %v20 = arith.subf %v17, %v18 : f32
+    %v21 = arith.maximumf %v20, %v19 : f32
+    %v22 = arith.index_cast %i0 : index to i32
+    %v23 = arith.sitofp %v22 : i32 to f32
+    %v24 = arith.subf %v21, %v23 : f32
+    %v26 = arith.addf %v24, %v25 : f32
+    affine.store %v26, %b0[%i0 * 2 + 5] : memref<11xf32>
+    %v27 = affine.load %b0[%i0 * -2 + 5] : memref<11xf32>
+    %v28 = arith.index_cast %i0 : index to i32
+    %v29 = arith.sitofp %v28 : i32 to f32
+    %v30 = arith.subf %v27, %v29 : f32
+    %v32 = arith.subf %v30, %v31 : f32
+    affine.store %v32, %b0[%i0 + 6] : memref<11xf32>
+  }
+  return
+}
+
+
+// Fuzz program f1-229 (autosched fuzz --seed 1 --print 229, generator of this commit).
+func.func @promoted_cleanup(%b0: memref<24x21x10xf64>, %b1: memref<6x21x8xi32>, %b2: memref<2xf64>, %b3: memref<4x5xf64>) {
+  %v7 = arith.constant 7 : i32
+  affine.for %i0 = 2 to 7 {
+    %v1 = affine.load %b0[%i0 * -2 + 15, %i0 * 2 + 3, %i0 - 2] : memref<24x21x10xf64>
+    %v2 = affine.load %b0[%i0 * -3 + 18, 0, %i0 - 2] : memref<24x21x10xf64>
+    %v3 = affine.load %b0[%i0 + 17, %i0 * 3 + 2, %i0 * 2 - 3] : memref<24x21x10xf64>
+    %v4 = arith.subf %v1, %v2 : f64
+    %v5 = arith.maximumf %v4, %v3 : f64
+    affine.store %v5, %b0[%i0 * -3 + 18, 0, %i0 - 2] : memref<24x21x10xf64>
+  }
+  affine.for %i1 = 0 to 5 {
+    affine.for %i2 = affine_map<(d0) -> (d0 * 3 + 1)>(%i1) to 5 {
+      %v6 = arith.index_cast %i1 : index to i32
+      %v8 = arith.subi %v6, %v7 : i32
+      affine.store %v8, %b1[-%i2 + 4, %i2 * 5, %i2 - 1] : memref<6x21x8xi32>
+      %v9 = affine.load %b3[3, %i1 * -2 + 4] : memref<4x5xf64>
+      %v10 = affine.load %b1[5, %i1, %i2 + 3] : memref<6x21x8xi32>
+      %v11 = arith.sitofp %v10 : i32 to f64
+      %v12 = arith.subf %v9, %v11 : f64
+      affine.store %v12, %b3[-%i1 + 1, 0] : memref<4x5xf64>
+      %v13 = affine.load %b2[0] : memref<2xf64>
+      %v14 = affine.load %b2[0] : memref<2xf64>
+      %v15 = arith.addf %v13, %v14 : f64
+      affine.store %v15, %b2[1] : memref<2xf64>
+    }
+  }
+  return
+}
+
+// Fuzz program f1-178 (autosched fuzz --seed 1 --print 178, generator of this commit).
+func.func @jam_parallel(%b0: memref<32x26x41xf64>) {
+  %v32 = arith.constant 1.250000e0 : f64
+  %v39 = arith.constant 2.500000e-1 : f64
+  %v44 = arith.constant 7.500000e-1 : f64
+  affine.for %i0 = 0 to 5 {
+    %v1 = affine.load %b0[%i0 + 12, 6, %i0 * 2 + 18] : memref<32x26x41xf64>
+    %v2 = affine.load %b0[%i0 + 10, 8, %i0 * 2 + 17] : memref<32x26x41xf64>
+    %v3 = affine.load %b0[%i0 + 11, 8, %i0 * 2 + 18] : memref<32x26x41xf64>
+    %v4 = arith.subf %v1, %v2 : f64
+    %v5 = arith.addf %v4, %v3 : f64
+    affine.store %v5, %b0[%i0 + 11, 7, %i0 * 2 + 18] : memref<32x26x41xf64>
+  }
+  affine.for %i1 = 0 to 5 {
+    affine.for %i2 = affine_map<(d0) -> (d0 * -2 + 2)>(%i1) to affine_map<(d0) -> (d0)>(%i1) {
+      affine.for %i3 = affine_map<(d0, d1) -> (d0 - 1)>(%i1, %i2) to affine_map<(d0, d1) -> (d0 + 3)>(%i1, %i2) {
+        %v6 = affine.load %b0[%i2 + 10, 9, -%i3 + 18] : memref<32x26x41xf64>
+        %v7 = affine.load %b0[%i2 + 9, 9, -%i3 + 19] : memref<32x26x41xf64>
+        %v8 = arith.mulf %v6, %v7 : f64
+        %v9 = arith.index_cast %i2 : index to i32
+        %v10 = arith.sitofp %v9 : i32 to f64
+        %v11 = arith.addf %v8, %v10 : f64
+        affine.store %v11, %b0[%i2 + 9, 8, -%i3 + 18] : memref<32x26x41xf64>
+        %v12 = affine.load %b0[-%i2 + 9, %i2 * -2 + %i3 + 7, 17] : memref<32x26x41xf64>
+        %v13 = affine.load %b0[%i3 * 3 + 13, %i1 + 6, -%i2 + 14] : memref<32x26x41xf64>
+        %v14 = arith.addf %v12, %v13 : f64
+        %v15 = arith.index_cast %i3 : index to i32
+        %v16 = arith.sitofp %v15 : i32 to f64
+        %v17 = arith.subf %v14, %v16 : f64
+        affine.store %v17, %b0[-%i2 + 9, %i2 * -2 + %i3 + 7, 17] : memref<32x26x41xf64>
+        %v18 = affine.load %b0[%i1 * -2 + %i3 * 3 + 12, %i2 + 9, %i2 + 16] : memref<32x26x41xf64>
+        %v19 = affine.load %b0[%i2 * 2 + 12, %i3 + 6, -%i1 + 14] : memref<32x26x41xf64>
+        %v20 = affine.load %b0[13, 9, %i1 * 2 + 14] : memref<32x26x41xf64>
+        %v21 = arith.maximumf %v18, %v19 : f64
+        %v22 = arith.maximumf %v21, %v20 : f64
+        %v23 = arith.index_cast %i1 : index to i32
+        %v24 = arith.sitofp %v23 : i32 to f64
+        %v25 = arith.addf %v22, %v24 : f64
+        affine.store %v25, %b0[9, %i1 + %i2 + 6, %i1 * 3 + %i3 * 2 + 16] : memref<32x26x41xf64>
+      }
+      %v26 = affine.load %b0[%i2 * -2 + 10, -%i2 + 8, %i2 * 3 + 19] : memref<32x26x41xf64>
+      %v27 = affine.load %b0[%i2 * -2 + 10, -%i2 + 6, %i2 * 3 + 18] : memref<32x26x41xf64>
+      %v28 = arith.addf %v26, %v27 : f64
+      %v29 = arith.index_cast %i1 : index to i32
+      %v30 = arith.sitofp %v29 : i32 to f64
+      %v31 = arith.addf %v28, %v30 : f64
+      %v33 = arith.subf %v31, %v32 : f64
+      affine.store %v33, %b0[%i2 * -2 + 9, -%i2 + 7, %i2 * 3 + 18] : memref<32x26x41xf64>
+      %v34 = affine.load %b0[%i2 + 8, %i1 * 2 + 8, -%i1 + 17] : memref<32x26x41xf64>
+      %v35 = affine.load %b0[%i2 + 9, %i1 * 2 + 9, -%i1 + 19] : memref<32x26x41xf64>
+      %v36 = affine.load %b0[%i2 + 10, %i1 * 2 + 8, -%i1 + 18] : memref<32x26x41xf64>
+      %v37 = arith.maximumf %v34, %v35 : f64
+      %v38 = arith.addf %v37, %v36 : f64
+      %v40 = arith.addf %v38, %v39 : f64
+      affine.store %v40, %b0[%i2 + 9, %i1 * 2 + 9, -%i1 + 18] : memref<32x26x41xf64>
+    }
+    affine.for %i4 = 2 to 10 {
+      %v41 = affine.load %b0[%i1 + 13, %i4 + 8, %i1 + 17] : memref<32x26x41xf64>
+      %v42 = affine.load %b0[12, 5, 16] : memref<32x26x41xf64>
+      %v43 = arith.mulf %v41, %v42 : f64
+      %v45 = arith.mulf %v43, %v44 : f64
+      affine.store %v45, %b0[%i1 * -2 + 12, -%i4 + 9, %i1 + 14] : memref<32x26x41xf64>
+    }
+  }
+  return
+}
