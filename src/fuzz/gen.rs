@@ -250,8 +250,8 @@ impl FuzzProgram {
         walk(&top, &mut Vec::new(), &mut Vec::new(), &mut Vec::new(), &mut f);
     }
 
-    /// Statements that never run (their loops are empty for every outer iteration).
-    fn dead_statements(&self) -> usize {
+    /// How many statements the program has.
+    pub fn statements(&self) -> usize {
         fn count(items: &[Item]) -> usize {
             items
                 .iter()
@@ -261,7 +261,12 @@ impl FuzzProgram {
                 })
                 .sum()
         }
-        let total: usize = self.nests.iter().map(|l| count(&l.body)).sum();
+        self.nests.iter().map(|l| count(&l.body)).sum()
+    }
+
+    /// Statements that never run (their loops are empty for every outer iteration).
+    fn dead_statements(&self) -> usize {
+        let total = self.statements();
         let mut ran: HashSet<Vec<usize>> = HashSet::new();
         let mut budget = 4 * MAX_EVENTS;
         self.for_each_instance(|path, _, _, _| {

@@ -230,8 +230,8 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
                 let (verdict, after) = o.judge(step);
                 record_step(&mut rec, mode, step, Outcome::Accepted, None, &verdict);
                 match after {
-                    Some(a) => o.commit(a),
-                    None => break,
+                    Some(a) if verdict == Verdict::Legal => o.commit(a),
+                    _ => break,
                 }
             }
         }
@@ -305,6 +305,11 @@ fn random_schedule(func: ir::mlir::Op, base: &Oracle, rng: &mut Rng, max_steps: 
             Ok(()) => {
                 record_step(rec, mode, &step, Outcome::Accepted, None, &verdict);
                 accepted.steps.push(step);
+                // After an illegal step every later verdict would repeat it: stop (what
+                // was accepted so far is still run).
+                if matches!(verdict, Verdict::Illegal(_)) {
+                    break;
+                }
                 match (after, Prefix::new(func, &accepted)) {
                     (Some(a), Ok(p)) => {
                         o.commit(a);

@@ -106,6 +106,9 @@ pub struct Oracle {
     /// A readable name for each event (for the report).
     what: Vec<(u32, u32)>,
     statements: Vec<String>,
+    /// Some statement never runs: a child the events cannot show (distribution's parts are
+    /// then not what the oracle would count).
+    dead_code: bool,
 }
 
 impl Oracle {
@@ -120,6 +123,7 @@ impl Oracle {
             groups: Vec::new(),
             what: Vec::new(),
             statements: Vec::new(),
+            dead_code: false,
         };
         let mut by_addr: HashMap<(usize, i64), u32> = HashMap::new();
         let mut loop_names: HashMap<Vec<usize>, Vec<u32>> = HashMap::new();
@@ -156,6 +160,7 @@ impl Oracle {
                 o.what.push((stmt, acc as u32));
             }
         });
+        o.dead_code = o.statements.len() < p.statements();
         o
     }
 
@@ -450,6 +455,9 @@ impl Oracle {
                 }
             }
             Transform::Distribute { target } => {
+                if self.dead_code {
+                    return Err("a statement of the program never runs, so the parts cannot be counted from its accesses".into());
+                }
                 let id = self.require(target.as_str())?;
                 let parts: Vec<Vec<i32>> = self.children(id).into_iter().collect();
                 if parts.len() < 2 {
