@@ -142,6 +142,9 @@ pub struct ProgramRecord {
     /// What went wrong, one line each (empty: nothing).
     pub failures: Vec<String>,
     pub warnings: Vec<String>,
+    /// The modes that ran on this program (`default`, `hybrid`, `random`).
+    #[serde(default)]
+    pub modes: Vec<String>,
     pub seconds: f64,
 }
 
@@ -192,6 +195,7 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
     .map(|(_, m, e)| (m, e))
     .collect();
     for (mode, evaluator) in searches {
+        rec.modes.push(mode.to_string());
         let model = match crate::cost_model::load(None) {
             Ok(m) => m,
             Err(e) => {
@@ -238,7 +242,8 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
         variants.push((mode.to_string(), s));
     }
 
-    if rec.modeled {
+    if rec.modeled && cfg.random_schedules > 0 {
+        rec.modes.push("random".into());
         let mut rng = Rng::for_item(p.seed ^ 0x7a2d_0f55, p.index);
         for r in 0..cfg.random_schedules {
             let mode = format!("random{r}");
@@ -875,12 +880,7 @@ pub fn summarize(recs: &[ProgramRecord]) -> Summary {
         }
         for mode in MODES {
             let changed = r.variants.iter().any(|v| v.mode.starts_with(mode));
-            let ran_mode = match mode {
-                "random" => r.modeled,
-                "hybrid" => ran.contains("hybrid") || r.variants.iter().any(|v| v.mode == "hybrid") || r.warnings.iter().any(|w| w.starts_with("hybrid")),
-                _ => true,
-            };
-            if ran_mode {
+            if r.modes.iter().any(|m| m == mode) || ran.contains(mode) {
                 let e = s.mode_runs.entry(mode.into()).or_default();
                 e.0 += 1;
                 e.1 += changed as usize;
