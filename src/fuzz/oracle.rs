@@ -223,11 +223,14 @@ impl Oracle {
                     }
                     reads.clear();
                     last_write = Some(e);
-                } else if let Some(w) = last_write {
-                    let o = order(&after[w as usize], &after[e as usize]);
-                    if o != Order::Before {
-                        return fail(w, e, o);
+                } else {
+                    if let Some(w) = last_write {
+                        let o = order(&after[w as usize], &after[e as usize]);
+                        if o != Order::Before {
+                            return fail(w, e, o);
+                        }
                     }
+                    // Also before the first write: the next write must stay after it.
                     reads.push(e);
                 }
             }
@@ -810,6 +813,19 @@ mod tests {
             vec![lp(c(0, 0), c(0, 8), 1, vec![stmt(vec![], a(0))]), lp(c(0, 0), c(0, 8), 1, vec![stmt(vec![a(0)], a(0))])],
         );
         assert_eq!(verdict(&fine, "fuse(L0, L1, 1)"), Verdict::Legal);
+    }
+
+    #[test]
+    fn unrolled_loops_keep_their_dependences() {
+        // for d = 2 to 11: A[d-2] = A[d-1]: an anti-dependence of distance 1.
+        let p = program(
+            vec![10],
+            vec![lp(c(0, 2), c(0, 11), 1, vec![stmt(vec![Access { buf: 0, idx: vec![aff(&[1], -1)] }], Access { buf: 0, idx: vec![aff(&[1], -2)] })])],
+        );
+        assert!(matches!(verdict(&p, "parallelize(L0)"), Verdict::Illegal(_)));
+        assert!(matches!(verdict(&p, "unroll(L0:4); parallelize(L0)"), Verdict::Illegal(_)));
+        assert!(matches!(verdict(&p, "tile(L0:3); parallelize(L0)"), Verdict::Illegal(_)));
+        assert!(matches!(verdict(&p, "tile(L0:3); parallelize(L0.t)"), Verdict::Illegal(_)));
     }
 
     #[test]
