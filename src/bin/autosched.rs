@@ -319,7 +319,17 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         cfg.max_steps,
         if cfg.default_search { "" } else { " --no-default" }
     );
-    let md = summary.markdown("Fuzz campaign", &command);
+    let title = if (summary.programs as u64) < cfg.programs {
+        format!("Fuzz campaign (in progress: {} of {} programs)", summary.programs, cfg.programs)
+    } else {
+        format!("Fuzz campaign ({} programs)", summary.programs)
+    };
+    let mut md = summary.markdown(&title, &command);
+    // The causes behind the counts, written by people, live next to the campaign.
+    if let Ok(notes) = std::fs::read_to_string(cfg.out.join("explanations.md")) {
+        md.push('\n');
+        md.push_str(&notes);
+    }
     if let Some(path) = &args.report {
         if let Err(e) = std::fs::write(path, &md) {
             eprintln!("autosched: error: {}: {e}", path.display());
