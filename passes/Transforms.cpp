@@ -236,12 +236,26 @@ bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
 /// is (over-approximated, so still sound).
 void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigned offset) {
   for (unsigned j = 0; j < ivs.size(); ++j) {
-    AffineForOp l = getForInductionVarOwner(ivs[j]);
-    if (!l)
-      continue; // an affine.parallel: unit steps
-    int64_t step = l.getStepAsInt();
-    AffineMap lb = l.getLowerBoundMap();
-    if (step == 1 || l.hasConstantLowerBound() || lb.getNumResults() != 1)
+    // The loop's step and lower bound: an affine.for, or one dimension of an
+    // affine.parallel (whose domains MLIR builds without strides at all).
+    int64_t step;
+    AffineMap lb;
+    SmallVector<Value> lbOperands;
+    if (AffineForOp l = getForInductionVarOwner(ivs[j])) {
+      if (l.hasConstantLowerBound())
+        continue; // MLIR's domain has the stride already
+      step = l.getStepAsInt();
+      lb = l.getLowerBoundMap();
+      lbOperands.assign(l.getLowerBoundOperands().begin(), l.getLowerBoundOperands().end());
+    } else if (AffineParallelOp p = getAffineParallelInductionVarOwner(ivs[j])) {
+      unsigned dim = llvm::find(p.getIVs(), ivs[j]) - p.getIVs().begin();
+      step = p.getSteps()[dim];
+      lb = p.getLowerBoundMap(dim);
+      lbOperands.assign(p.getLowerBoundsOperands().begin(), p.getLowerBoundsOperands().end());
+    } else {
+      continue;
+    }
+    if (step == 1 || lb.getNumResults() != 1)
       continue;
     SmallVector<int64_t> flat;
     if (failed(getFlattenedAffineExpr(lb.getResult(0), lb.getNumDims(), lb.getNumSymbols(),
@@ -250,7 +264,7 @@ void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigne
       continue; // floordiv/mod in the bound
     // The column of each operand: it must be the iv of an enclosing loop.
     SmallVector<unsigned> cols;
-    for (Value operand : l.getLowerBoundOperands()) {
+    for (Value operand : lbOperands) {
       auto it = llvm::find(ivs.take_front(j), operand);
       if (it == ivs.begin() + j)
         break;

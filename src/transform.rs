@@ -325,6 +325,19 @@ pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), Transfo
         match t {
             Transform::Tile { band } => {
                 for (l, _) in band {
+                    // A second tiling of the same loop would make a second loop of the same
+                    // name, nested in the first: a later step naming it would mean both.
+                    if live.contains(l.tile_loop().as_str()) {
+                        return Err(TransformError::BadLoop {
+                            step,
+                            text: t.to_string(),
+                            reason: format!(
+                                "{l} is tiled already (its tile loop {} exists); tile {} for another level of tiles",
+                                l.tile_loop(),
+                                l.tile_loop()
+                            ),
+                        });
+                    }
                     live.insert(l.tile_loop().to_string());
                 }
             }

@@ -17,12 +17,14 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@strided_dep: interchange(L0.0.0, L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=STRIDEDEP
 //
 // 2. A hang: the legality check of a fifth tiling of a nest already tiled four times
-//    (strides and min bounds at 7 levels) ran for minutes in MLIR's Fourier-Motzkin
-//    direction vectors. Legality is now asked by integer emptiness; the schedule applies at
-//    once (the limit makes a regression fail instead of hanging the test run).
+//    (strides and min bounds at 7 levels; the fuzzer's schedule tiled the point loop L0.0.0
+//    twice, which is now refused by name, so the levels are made by tiling tile loops here)
+//    ran for minutes in MLIR's Fourier-Motzkin direction vectors. Legality is now asked by
+//    integer emptiness; the schedule applies at once (the limit makes a regression fail
+//    instead of hanging the test run).
 // RUN: timeout 60 mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
-// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)"}))' %s 2>&1 | FileCheck %s --check-prefix=DEEP
-// RUN: timeout 120 %autosched run %s --function deep_tiles --schedule "tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0.t.t:2); tile(L0.0.0.t.t.t:4)"}))' %s 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: timeout 120 %autosched run %s --function deep_tiles --schedule "tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0.t.t:2); tile(L0.0.0.t.t.t:4)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
 //
 // 3. Wrong results: unrolling `for %j = 3*%i + 1 to 5` by 3 leaves MLIR a clean-up loop
 //    `for 4 to 5`, which it promotes to its body, run unconditionally, also where the
@@ -37,6 +39,16 @@
 //    an affine.for nest. Refused now.
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@jam_parallel: parallelize(L1.0.0); unroll(L1.0:3)"}))' %s 2>&1 | FileCheck %s --check-prefix=JAMPAR
+//
+// 5. Conservative: parallelizing a loop around a parallel loop with a step
+//    (`affine.parallel (%j) = (%i + 1) to (%i + 3) step (3)` runs once per %i): MLIR's
+//    domain of an affine.parallel has no stride, so %j = %i + 2 made a spurious output
+//    dependence on A[%j - 1]. Strides of parallel loops are now added as well.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@parallel_step: parallelize(L0.0); parallelize(L0)"}))' %s 2>&1 | FileCheck %s --check-prefix=PARSTEP
+// RUN: %autosched run %s --function parallel_step --schedule "parallelize(L0.0); parallelize(L0)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
+
+// PARSTEP: applied schedule to @parallel_step: parallelize(L0.0); parallelize(L0)
 
 // GUARD-LABEL: func.func @promoted_cleanup
 // GUARD: affine.if
@@ -46,7 +58,7 @@
 // STRIDEPAR: applied schedule to @strided: parallelize(L0.0)
 // EQUIV: scheduled: equivalent: all buffers bitwise identical
 // STRIDEDEP: step 1 (interchange(L0.0.0, L0.0)) refused: interchange(L0.0.0, L0.0) would reverse a dependence
-// DEEP: applied schedule to @deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0:2); tile(L0.0.0.t.t:4)
+// DEEP: applied schedule to @deep_tiles: tile(L0:3); tile(L0.0.0:3); tile(L0.0.0.t:2); tile(L0.0.0.t.t:2); tile(L0.0.0.t.t.t:4)
 
 func.func @strided(%A: memref<10x20xf64>) {
   affine.for %t = 0 to 2 {
@@ -211,6 +223,17 @@ func.func @jam_parallel(%b0: memref<32x26x41xf64>) {
       %v43 = arith.mulf %v41, %v42 : f64
       %v45 = arith.mulf %v43, %v44 : f64
       affine.store %v45, %b0[%i1 * -2 + 12, -%i4 + 9, %i1 + 14] : memref<32x26x41xf64>
+    }
+  }
+  return
+}
+
+func.func @parallel_step(%A: memref<8xf64>) {
+  affine.for %i = 0 to 8 {
+    affine.for %j = affine_map<(d0) -> (d0 + 1)>(%i) to affine_map<(d0) -> (d0 + 3)>(%i) step 3 {
+      %c = arith.index_cast %j : index to i32
+      %f = arith.sitofp %c : i32 to f64
+      affine.store %f, %A[%j - 1] : memref<8xf64>
     }
   }
   return

@@ -52,3 +52,11 @@ fn distribution_names_its_parts_and_consumes_the_loop() {
     let e = check("2mm.mlir", "unroll(L1.0.0:2); distribute(L0.0)").unwrap_err().to_string();
     assert!(e.contains("distribute must come before unroll and vectorize steps (step 1)"), "{e}");
 }
+
+#[test]
+fn a_loop_is_tiled_once() {
+    // A second tiling of L0 would make a second loop named L0.t inside the first.
+    let e = check("gemm.mlir", "tile(L0:32); tile(L0:8)").unwrap_err().to_string();
+    assert_eq!(e, "step 2 (tile(L0:8)): L0 is tiled already (its tile loop L0.t exists); tile L0.t for another level of tiles");
+    assert!(check("gemm.mlir", "tile(L0:32); tile(L0.t:4)").is_ok());
+}
