@@ -485,6 +485,14 @@ fn draw(rng: &mut Rng, seed: u64, index: u64) -> FuzzProgram {
         }
         nests.push(nest);
     }
+    // A producer and a consumer over the same perfect loops (what fusion takes): the
+    // consumer reads the producer's buffer at the same point, or a neighbour (which makes
+    // the fusion illegal, or the slice more than one iteration).
+    if g.rng.chance(0.35) {
+        let (producer, consumer) = g.draw_fusable_pair();
+        nests.push(producer);
+        nests.push(consumer);
+    }
     FuzzProgram { seed, index, buffers, nests }
 }
 
@@ -494,6 +502,81 @@ struct Draw<'a> {
 }
 
 impl Draw<'_> {
+    fn draw_fusable_pair(&mut self) -> (Loop, Loop) {
+        let depth = *self.rng.pick(&[1, 2, 2, 3]);
+        let bounds: Vec<(i64, i64, i64)> = (0..depth)
+            .map(|_| {
+                let step = *self.rng.pick(&[1, 1, 1, 2]);
+                let lb = *self.rng.pick(&[0, 0, 1]);
+                (lb, lb + self.rng.range(2, 7) as i64 * step, step)
+            })
+            .collect();
+        // The buffer between them, indexed by the loops (its rank is what it is: extra
+        // dimensions get a constant, missing ones drop loops).
+        let t = self.rng.below(self.buffers.len());
+        let rank = self.buffers[t].shape.len();
+        let at = |offsets: &[i64]| Access {
+            buf: t,
+            idx: (0..rank)
+                .map(|r| {
+                    let mut e = Aff::constant(depth, offsets.get(r).copied().unwrap_or(0));
+                    if r < depth {
+                        e.coeffs[r] = 1;
+                    }
+                    e
+                })
+                .collect(),
+        };
+        let nest = |body: Vec<Item>| -> Loop {
+            let mut inner = body;
+            for d in (0..depth).rev() {
+                let (lb, ub, step) = bounds[d];
+                let l = Loop { lb: Aff::constant(d, lb), ub: Aff::constant(d, ub), step, body: inner };
+                if d == 0 {
+                    return l;
+                }
+                inner = vec![Item::Loop(l)];
+            }
+            unreachable!()
+        };
+        let produce = Stmt { loads: vec![], store: at(&[0, 0, 0]), first: Operand::Iv(depth - 1), ops: vec![(BinOp::Add, Operand::Const(3))] };
+        let offsets: Vec<i64> = (0..rank).map(|_| *self.rng.pick(&[0, 0, 0, 1, -1])).collect();
+        let mut consume = self.draw_stmt(depth);
+        // The consumer reads the produced buffer only where it is told to below, and writes
+        // elsewhere when there is an elsewhere (else most pairs could not be fused at all).
+        consume.loads.retain(|a| a.buf != t);
+        if consume.store.buf == t && self.buffers.len() > 1 {
+            consume.store.buf = (t + 1) % self.buffers.len();
+            let r = self.buffers[consume.store.buf].shape.len();
+            consume.store.idx = (0..r).map(|_| self.subscript(depth)).collect();
+            if !self.buffers[consume.store.buf].elem.is_float() {
+                consume.loads.retain(|a| !self.buffers[a.buf].elem.is_float());
+            }
+        }
+        // The loads kept, each used once: rebuild the expression over them.
+        let n = consume.loads.len();
+        consume.first = if n > 0 { Operand::Load } else { Operand::Iv(depth - 1) };
+        consume.ops.retain(|(_, o)| *o != Operand::Load);
+        for _ in 1..n {
+            consume.ops.insert(0, (BinOp::Add, Operand::Load));
+        }
+        // Keep the consumer's type: read the produced buffer only when the types allow it.
+        if self.buffers[t].elem.is_float() || !self.buffers[consume.store.buf].elem.is_float() {
+            if self.buffers[t].elem.is_float() && !self.buffers[consume.store.buf].elem.is_float() {
+                // an integer store cannot take a float load
+            } else {
+                consume.loads.insert(0, at(&offsets));
+                if consume.first == Operand::Load {
+                    consume.ops.insert(0, (BinOp::Add, Operand::Load));
+                } else {
+                    consume.ops.insert(0, (BinOp::Add, consume.first.clone()));
+                    consume.first = Operand::Load;
+                }
+            }
+        }
+        (nest(vec![Item::Stmt(produce)]), nest(vec![Item::Stmt(consume)]))
+    }
+
     fn coeff(&mut self) -> i64 {
         *self.rng.pick(&[1, 1, 1, 1, 2, -1, -1, 3, -2])
     }
