@@ -18,7 +18,7 @@ echo "== lit"
 
 echo "== fuzz (smoke campaign: random programs through the pass, every result run against the original)"
 rm -rf build/fuzz-smoke
-if ! build/cargo/release/autosched fuzz --programs 150 --hybrid-every 50 --out build/fuzz-smoke --quiet >build/fuzz-smoke.log 2>&1; then
+if ! build/cargo/release/autosched fuzz --programs 300 --hybrid-every 50 --out build/fuzz-smoke --quiet >build/fuzz-smoke.log 2>&1; then
   cat build/fuzz-smoke.log
   echo "fuzz smoke campaign failed: see build/fuzz-smoke/failures/" >&2
   exit 1
