@@ -1030,6 +1030,19 @@ int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *sec
     if (!isMemoryEffectFree(op))
       return report.refuse("an operation with side effects stands between " + a +
                            " and " + b);
+  // MLIR's canFuseLoops takes every loop of the nests for an affine.for: on an
+  // affine.parallel (an earlier parallelize) it crashed the process (found by the fuzzer);
+  // vector transfers are opaque to its slice computation.
+  for (AffineForOp nest : {src, dst}) {
+    bool unsupported = false;
+    nest.walk([&](Operation *op) {
+      if (isa<AffineParallelOp, vector::TransferReadOp, vector::TransferWriteOp>(op))
+        unsupported = true;
+    });
+    if (unsupported)
+      return report.refuse("fusion of a nest holding parallel loops or vector operations is "
+                           "not supported (fuse before parallelize and vectorize)");
+  }
   // The fused loops must match one to one: same constant bounds and steps.
   SmallVector<AffineForOp> srcLoops, dstLoops;
   getPerfectlyNestedLoops(srcLoops, src);
@@ -1093,6 +1106,14 @@ int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *sec
                            "iteration of " + b + " at depth " + std::to_string(i + 1) +
                            " (it would recompute or skip work)");
   }
+  // The slice must also run every iteration of the source's inner loops: MLIR shrinks
+  // them to what the destination reads (its fusion assumes the rest is dead), but the
+  // source nest is erased and its other writes are live (the fuzzer found a producer's
+  // write to a function argument dropped).
+  std::optional<bool> maximal = slice.isMaximal();
+  if (!maximal || !*maximal)
+    return report.refuse("the fusion slice of " + a + " does not run all of its iterations "
+                         "(MLIR keeps only what " + b + " reads; the rest would be lost)");
   fuseLoops(src, dst, slice);
   src->erase();
   return AUTOSCHED_TX_OK;

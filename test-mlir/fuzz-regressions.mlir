@@ -49,6 +49,22 @@
 // RUN: %autosched run %s --function parallel_step --schedule "parallelize(L0.0); parallelize(L0)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
 
 // PARSTEP: applied schedule to @parallel_step: parallelize(L0.0); parallelize(L0)
+//
+// 6. Wrong results from the default search: fuse(L2, L3, 1) of a producer writing
+//    B0[i, j] for j in [1, 8) into a consumer reading B0[i, j + 1]: MLIR's slice keeps
+//    only the producer iterations the consumer reads (j in [2, 8)), and the producer's
+//    write of B0[i, 1] (a function argument: live) was lost. A slice that does not run
+//    every iteration of the source is refused.
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@partial_slice: fuse(L2, L3, 1)"}))' %s 2>&1 | FileCheck %s --check-prefix=SLICE
+//
+// 7. A crash (SIGSEGV in MLIR's canFuseLoops): fusing a nest that holds a parallel loop.
+//    Refused now, and the process lives.
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@fuse_parallel: parallelize(L1.0); fuse(L0, L1, 1)"}))' %s 2>&1 | FileCheck %s --check-prefix=FUSEPAR
+
+// SLICE: step 1 (fuse(L2, L3, 1)) refused: the fusion slice of L2 does not run all of its iterations
+// FUSEPAR: step 2 (fuse(L0, L1, 1)) refused: fusion of a nest holding parallel loops or vector operations is not supported
 
 // GUARD-LABEL: func.func @promoted_cleanup
 // GUARD: affine.if
@@ -238,3 +254,196 @@ func.func @parallel_step(%A: memref<8xf64>) {
   }
   return
 }
+
+// Fuzz program f3-89 (autosched fuzz --seed 3).
+func.func @partial_slice(%b0: memref<43x64xf32>, %b1: memref<21x43xf32>) {
+  %v15 = arith.constant 1.250000e0 : f32
+  %v28 = arith.constant 7.500000e-1 : f32
+  %v32 = arith.constant 7.500000e-1 : f32
+  affine.for %i0 = 0 to 7 {
+    affine.for %i1 = affine_map<(d0) -> (d0 * -2 + 2)>(%i0) to affine_map<(d0) -> (d0 * 2)>(%i0) {
+      %v1 = arith.index_cast %i0 : index to i32
+      %v2 = arith.sitofp %v1 : i32 to f32
+      %v3 = arith.index_cast %i0 : index to i32
+      %v4 = arith.sitofp %v3 : i32 to f32
+      %v5 = arith.subf %v2, %v4 : f32
+      affine.store %v5, %b0[%i0 + 15, 32] : memref<43x64xf32>
+      %v6 = affine.load %b1[%i0 + 7, %i1 * -2 + 22] : memref<21x43xf32>
+      %v7 = arith.index_cast %i1 : index to i32
+      %v8 = arith.sitofp %v7 : i32 to f32
+      %v9 = arith.addf %v6, %v8 : f32
+      affine.store %v9, %b0[%i0 + %i1 * 2 + 14, %i1 * 3 + 30] : memref<43x64xf32>
+    }
+    affine.for %i2 = affine_map<(d0) -> (d0)>(%i0) to 16 step 2 {
+      %v10 = affine.load %b1[%i2 + 5, %i2 + 21] : memref<21x43xf32>
+      affine.store %v10, %b1[%i2 + 5, %i2 + 21] : memref<21x43xf32>
+      %v11 = affine.load %b1[-%i0 + 6, %i0 * 2 + 24] : memref<21x43xf32>
+      %v12 = arith.index_cast %i0 : index to i32
+      %v13 = arith.sitofp %v12 : i32 to f32
+      %v14 = arith.subf %v11, %v13 : f32
+      %v16 = arith.addf %v14, %v15 : f32
+      affine.store %v16, %b1[-%i0 + 6, %i0 * 2 + 24] : memref<21x43xf32>
+      %v17 = affine.load %b0[16, %i2 + 34] : memref<43x64xf32>
+      %v18 = affine.load %b1[%i0 + 7, -%i0 + 22] : memref<21x43xf32>
+      %v19 = arith.mulf %v17, %v18 : f32
+      %v20 = arith.index_cast %i2 : index to i32
+      %v21 = arith.sitofp %v20 : i32 to f32
+      %v22 = arith.subf %v19, %v21 : f32
+      affine.store %v22, %b1[-%i0 + 9, -%i2 + 21] : memref<21x43xf32>
+    }
+  }
+  affine.for %i3 = -2 to 1 {
+    affine.for %i4 = affine_map<(d0) -> (d0 * 2 - 1)>(%i3) to affine_map<(d0) -> (d0 * 2 + 6)>(%i3) {
+      affine.for %i5 = affine_map<(d0, d1) -> (d1 * 2 + 1)>(%i3, %i4) to affine_map<(d0, d1) -> (d1 * 2 + 6)>(%i3, %i4) {
+        %v23 = affine.load %b1[8, 23] : memref<21x43xf32>
+        %v24 = affine.load %b1[7, 24] : memref<21x43xf32>
+        %v25 = affine.load %b1[9, 23] : memref<21x43xf32>
+        %v26 = arith.addf %v23, %v24 : f32
+        %v27 = arith.mulf %v26, %v25 : f32
+        %v29 = arith.mulf %v27, %v28 : f32
+        affine.store %v29, %b1[8, 23] : memref<21x43xf32>
+      }
+    }
+  }
+  affine.for %i6 = 0 to 3 {
+    affine.for %i7 = 1 to 8 {
+      affine.for %i8 = 0 to 5 {
+        %v30 = arith.index_cast %i8 : index to i32
+        %v31 = arith.sitofp %v30 : i32 to f32
+        %v33 = arith.addf %v31, %v32 : f32
+        affine.store %v33, %b0[%i6 + 16, %i7 + 32] : memref<43x64xf32>
+      }
+    }
+  }
+  affine.for %i9 = 0 to 3 {
+    affine.for %i10 = 1 to 8 {
+      affine.for %i11 = 0 to 5 {
+        %v34 = affine.load %b0[%i9 + 16, %i10 + 33] : memref<43x64xf32>
+        %v35 = arith.index_cast %i11 : index to i32
+        %v36 = arith.sitofp %v35 : i32 to f32
+        %v37 = arith.addf %v34, %v36 : f32
+        affine.store %v37, %b1[%i10 + 7, %i10 + 25] : memref<21x43xf32>
+      }
+    }
+  }
+  return
+}
+
+// Fuzz program f3-311 (autosched fuzz --seed 3).
+func.func @fuse_parallel(%b0: memref<26x60xf64>, %b1: memref<23xf32>, %b2: memref<28x36x30xf32>) {
+  %v15 = arith.constant 1.500000e0 : f32
+  %v25 = arith.constant 1.500000e0 : f32
+  %v42 = arith.constant 7.500000e-1 : f32
+  %v52 = arith.constant 1.750000e0 : f32
+  %v77 = arith.constant 5.000000e-1 : f32
+  affine.for %i0 = 1 to 10 step 3 {
+    %v1 = affine.load %b1[7] : memref<23xf32>
+    %v2 = affine.load %b1[%i0 + 9] : memref<23xf32>
+    %v3 = arith.addf %v1, %v2 : f32
+    %v4 = arith.index_cast %i0 : index to i32
+    %v5 = arith.sitofp %v4 : i32 to f32
+    %v6 = arith.subf %v3, %v5 : f32
+    affine.store %v6, %b1[%i0 + 9] : memref<23xf32>
+    %v7 = affine.load %b1[-%i0 + 10] : memref<23xf32>
+    %v8 = affine.load %b1[-%i0 + 10] : memref<23xf32>
+    %v9 = affine.load %b1[-%i0 + 10] : memref<23xf32>
+    %v10 = arith.mulf %v7, %v8 : f32
+    %v11 = arith.subf %v10, %v9 : f32
+    %v12 = arith.index_cast %i0 : index to i32
+    %v13 = arith.sitofp %v12 : i32 to f32
+    %v14 = arith.addf %v11, %v13 : f32
+    %v16 = arith.addf %v14, %v15 : f32
+    affine.store %v16, %b1[-%i0 + 10] : memref<23xf32>
+  }
+  affine.for %i1 = 1 to 10 step 3 {
+    affine.for %i2 = affine_map<(d0) -> (d0)>(%i1) to affine_map<(d0) -> (d0 + 3)>(%i1) step 3 {
+      affine.for %i3 = affine_map<(d0, d1) -> (d1 + 2)>(%i1, %i2) to affine_map<(d0, d1) -> (d1 + 3)>(%i1, %i2) step 2 {
+        affine.for %i4 = 0 to affine_map<(d0, d1, d2) -> (d0 + 2)>(%i1, %i2, %i3) step 2 {
+          %v17 = arith.index_cast %i3 : index to i32
+          %v18 = arith.sitofp %v17 : i32 to f32
+          affine.store %v18, %b2[%i3 + 8, 15, %i3 * 2 + 9] : memref<28x36x30xf32>
+        }
+        %v19 = affine.load %b1[%i1 * 2 + 8] : memref<23xf32>
+        %v20 = affine.load %b1[%i2 + 7] : memref<23xf32>
+        %v21 = arith.addf %v19, %v20 : f32
+        %v22 = arith.index_cast %i3 : index to i32
+        %v23 = arith.sitofp %v22 : i32 to f32
+        %v24 = arith.subf %v21, %v23 : f32
+        %v26 = arith.subf %v24, %v25 : f32
+        affine.store %v26, %b1[8] : memref<23xf32>
+        affine.for %i5 = 1 to 3 {
+          affine.for %i6 = affine_map<(d0, d1, d2, d3) -> (d2 + 2)>(%i1, %i2, %i3, %i5) to 6 step 2 {
+            %v27 = affine.load %b2[%i5 * 3 + 5, %i3 + 15, %i3 * -2 - %i5 + 8] : memref<28x36x30xf32>
+            %v28 = arith.index_cast %i6 : index to i32
+            %v29 = arith.sitofp %v28 : i32 to f32
+            %v30 = arith.subf %v27, %v29 : f32
+            affine.store %v30, %b2[%i5 * 3 + 5, %i3 + 15, %i3 * -2 - %i5 + 8] : memref<28x36x30xf32>
+            %v31 = arith.index_cast %i5 : index to i32
+            %v32 = arith.sitofp %v31 : i32 to f64
+            affine.store %v32, %b0[0, %i1 + 36] : memref<26x60xf64>
+            %v33 = affine.load %b2[%i2 + 9, %i6 * 3 + 17, %i6 + 10] : memref<28x36x30xf32>
+            %v34 = affine.load %b2[%i2 + 9, %i6 * 3 + 17, %i6 + 12] : memref<28x36x30xf32>
+            %v35 = affine.load %b2[%i2 + 7, %i6 * 3 + 17, %i6 + 10] : memref<28x36x30xf32>
+            %v36 = arith.maximumf %v33, %v34 : f32
+            %v37 = arith.maximumf %v36, %v35 : f32
+            affine.store %v37, %b2[%i2 + 8, %i6 * 3 + 17, %i6 + 11] : memref<28x36x30xf32>
+          }
+          %v38 = affine.load %b1[%i5 * 3 + 6] : memref<23xf32>
+          %v39 = arith.index_cast %i1 : index to i32
+          %v40 = arith.sitofp %v39 : i32 to f32
+          %v41 = arith.subf %v38, %v40 : f32
+          %v43 = arith.subf %v41, %v42 : f32
+          affine.store %v43, %b1[%i5 * 3 + 7] : memref<23xf32>
+          affine.for %i7 = affine_map<(d0, d1, d2, d3) -> (d0 * 3 - 1)>(%i1, %i2, %i3, %i5) to affine_map<(d0, d1, d2, d3) -> (d0 * 3)>(%i1, %i2, %i3, %i5) {
+            %v44 = affine.load %b0[%i1, %i1 * 3 + 38] : memref<26x60xf64>
+            %v45 = arith.truncf %v44 : f64 to f32
+            %v46 = affine.load %b0[%i1 * 3 + 4, %i7 * -2 + 40] : memref<26x60xf64>
+            %v47 = arith.truncf %v46 : f64 to f32
+            %v48 = arith.maximumf %v45, %v47 : f32
+            %v49 = arith.index_cast %i7 : index to i32
+            %v50 = arith.sitofp %v49 : i32 to f32
+            %v51 = arith.addf %v48, %v50 : f32
+            %v53 = arith.addf %v51, %v52 : f32
+            affine.store %v53, %b1[%i2 + 10] : memref<23xf32>
+            %v54 = affine.load %b2[%i7 + 5, %i1 * -2 + 14, %i2 * 2 + 10] : memref<28x36x30xf32>
+            %v55 = affine.load %b2[%i7 + 7, %i1 * -2 + 16, %i2 * 2 + 9] : memref<28x36x30xf32>
+            %v56 = affine.load %b2[%i7 + 5, %i1 * -2 + 14, %i2 * 2 + 11] : memref<28x36x30xf32>
+            %v57 = arith.mulf %v54, %v55 : f32
+            %v58 = arith.subf %v57, %v56 : f32
+            %v59 = arith.index_cast %i3 : index to i32
+            %v60 = arith.sitofp %v59 : i32 to f32
+            %v61 = arith.subf %v58, %v60 : f32
+            affine.store %v61, %b2[%i7 + 6, %i1 * -2 + 15, %i2 * 2 + 10] : memref<28x36x30xf32>
+            %v62 = affine.load %b1[%i1 + 7] : memref<23xf32>
+            %v63 = affine.load %b0[%i1 + 2, -%i2 + 37] : memref<26x60xf64>
+            %v64 = arith.truncf %v63 : f64 to f32
+            %v65 = affine.load %b2[8, %i5 * 2 + 17, %i5 * 2 + 10] : memref<28x36x30xf32>
+            %v66 = arith.mulf %v62, %v64 : f32
+            %v67 = arith.subf %v66, %v65 : f32
+            affine.store %v67, %b1[%i1 + 7] : memref<23xf32>
+          }
+        }
+      }
+      %v68 = affine.load %b1[-%i2 + 9] : memref<23xf32>
+      %v69 = affine.load %b1[%i1 + %i2 * -2 + 7] : memref<23xf32>
+      %v70 = affine.load %b1[%i1 + 7] : memref<23xf32>
+      %v71 = arith.mulf %v68, %v69 : f32
+      %v72 = arith.mulf %v71, %v70 : f32
+      affine.store %v72, %b1[%i2 + 7] : memref<23xf32>
+    }
+    affine.for %i8 = 0 to 21 step 3 {
+      affine.for %i9 = -2 to 1 {
+        affine.for %i10 = 0 to 2 {
+          %v73 = affine.load %b2[%i10 + 6, -%i9 + 14, %i8 + 11] : memref<28x36x30xf32>
+          %v74 = arith.index_cast %i8 : index to i32
+          %v75 = arith.sitofp %v74 : i32 to f32
+          %v76 = arith.addf %v73, %v75 : f32
+          %v78 = arith.subf %v76, %v77 : f32
+          affine.store %v78, %b2[-%i1 + 7, %i8 + 17, 10] : memref<28x36x30xf32>
+        }
+      }
+    }
+  }
+  return
+}
+
