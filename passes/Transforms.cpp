@@ -67,8 +67,6 @@ struct Report {
   }
 };
 
-/// The status a check's failure returned (a LogicalResult loses it).
-thread_local int32_t lastRefusal = AUTOSCHED_TX_REFUSED;
 
 std::string nameOf(Operation *op) {
   if (auto a = op->getAttrOfType<StringAttr>(kTag))
@@ -430,26 +428,25 @@ LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
 /// Legality of reordering `band` so that band[order[j]] becomes the j-th loop: no
 /// dependence carried by the band may have, read in the new order, a first non-zero
 /// distance that is negative.
-LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> order,
+int32_t checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> order,
                                StringRef what, const Report &report) {
   unsigned first = depthOf(band.front());
   auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
   if (failed(deps))
-    return failure();
+    return AUTOSCHED_TX_REFUSED;
   for (auto &dep : *deps) {
     SmallVector<DistanceRange> ranges;
     for (unsigned pos : order) {
       ranges.push_back({first + pos, std::nullopt, -1});
       if (mayHave(dep, ranges)) {
-        lastRefusal = report.refuseDependence(
+        return report.refuseDependence(
             what.str() + " would reverse a dependence (a dependence vector would become "
                          "lexicographically negative)");
-        return failure();
       }
       ranges.back() = {first + pos, 0, 0};
     }
   }
-  return success();
+  return AUTOSCHED_TX_OK;
 }
 
 /// Rectangular tiling is legal when the band is fully permutable: every dependence
@@ -464,7 +461,7 @@ LogicalResult checkPermutation(ArrayRef<AffineForOp> band, ArrayRef<unsigned> or
 /// middle or at the outer end of the band is different: the tile loops of the loops
 /// inside it are hoisted above its point loop, which interchanges them with it and can
 /// reverse a dependence, so it still counts.
-LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
+int32_t checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
                           const Report &report) {
   unsigned tiled = band.size();
   while (tiled > 0) {
@@ -476,16 +473,15 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
   unsigned first = depthOf(band.front());
   auto deps = carriedDependences(band.front(), first + 1, first + band.size(), report);
   if (failed(deps))
-    return failure();
+    return AUTOSCHED_TX_REFUSED;
   for (auto &dep : *deps)
     for (unsigned i = 0; i < tiled; ++i)
       if (mayHave(dep, {{first + i, std::nullopt, -1}})) {
-        lastRefusal = report.refuseDependence(
+        return report.refuseDependence(
             "tiling would reverse a dependence: the band is not fully permutable (a "
             "dependence component along " + nameOf(band[i]) + " may be negative)");
-        return failure();
       }
-  return success();
+  return AUTOSCHED_TX_OK;
 }
 
 /// Unroll-and-jam of `loop` by `factor` interleaves each group of `factor` consecutive
@@ -494,7 +490,7 @@ LogicalResult checkTiling(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes,
 /// distance along `loop` is at least factor * step (DependenceComponent bounds are in
 /// units of the induction variable's value, not of iterations) always has its sink in a
 /// later group, which runs after the source's whole group, so jamming cannot reverse it.
-LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
+int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
   // MLIR's jam treats an affine.parallel as a plain operation of the body while jamming
   // inside its region: the checks below, written for affine.for nests, do not describe
   // that (the fuzzer found wrong results after parallelize(inner); unroll(outer)).
@@ -503,8 +499,7 @@ LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &rep
   if (parallelInside)
     return report.refuse("unroll-and-jam of " + nameOf(loop) +
                          " through a parallel loop is not supported (unroll before "
-                         "parallelizing)"),
-           failure();
+                         "parallelizing)");
   // Jamming places all copies of each inner loop together: with sibling loops or
   // statements next to a loop, a copy of a later sibling would overtake an earlier one.
   // Only perfect nests, where every statement is in the innermost body, are accepted.
@@ -521,8 +516,7 @@ LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &rep
     if (ops != 1)
       return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs a perfect nest "
                            "below it (" + nameOf(cur) + " holds more than one loop or "
-                           "statements beside a loop)"),
-             failure();
+                           "statements beside a loop)");
     cur = cast<AffineForOp>(body->front());
   }
   unsigned d = depthOf(loop);
@@ -530,7 +524,7 @@ LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &rep
   loop.walk([&](AffineForOp inner) { deepest = std::max(deepest, depthOf(inner)); });
   auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
   if (failed(deps))
-    return failure();
+    return AUTOSCHED_TX_REFUSED;
   // Distances along `loop` between two iterations of one group: [1, span - 1]. Jamming
   // runs such a pair in the order of the inner loops: illegal when the first non-zero
   // inner distance can be negative.
@@ -540,14 +534,13 @@ LogicalResult checkUnrollJam(AffineForOp loop, int64_t factor, const Report &rep
     for (unsigned i = d + 1; i < dep.common; ++i) {
       ranges.push_back({i, std::nullopt, -1});
       if (mayHave(dep, ranges)) {
-        lastRefusal = report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
+        return report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
                                               " would reverse a dependence it carries");
-        return failure();
       }
       ranges.back() = {i, 0, 0};
     }
   }
-  return success();
+  return AUTOSCHED_TX_OK;
 }
 
 /// The cases where MLIR's loopUnrollByFactor / loopUnrollJamByFactor give up (before
@@ -726,10 +719,10 @@ int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, s
       permMap[i] = pos;
       newOrder[pos] = i;
     }
-    lastRefusal = AUTOSCHED_TX_REFUSED;
-    if (failed(checkPermutation(band, newOrder, "interchange(" + joined(order) + ")",
-                                report)))
-      return lastRefusal;
+    if (int32_t status = checkPermutation(band, newOrder, "interchange(" + joined(order) + ")",
+                                          report);
+        status != AUTOSCHED_TX_OK)
+      return status;
     permMaps.push_back(permMap);
   }
   for (auto [band, permMap] : llvm::zip(*bands, permMaps))
@@ -751,10 +744,11 @@ int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
       if (nameOf(band[i]) != order[i])
         return report.refuse("list the loops of a tiled band outermost first: " +
                              nameOf(band[0]) + " is outermost");
-    lastRefusal = AUTOSCHED_TX_REFUSED;
-    if (failed(checkRectangular(band, report)) ||
-        failed(checkTiling(band, ArrayRef<int64_t>(sizes, n), report)))
-      return lastRefusal;
+    if (failed(checkRectangular(band, report)))
+      return AUTOSCHED_TX_REFUSED;
+    if (int32_t status = checkTiling(band, ArrayRef<int64_t>(sizes, n), report);
+        status != AUTOSCHED_TX_OK)
+      return status;
   }
   SmallVector<unsigned> tileSizes(sizes, sizes + n);
   for (auto &band : *bands) {
@@ -780,9 +774,9 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   for (auto l : loops) {
     if (failed(checkUnrollPreconditions(l, factor, report)))
       return AUTOSCHED_TX_REFUSED;
-    lastRefusal = AUTOSCHED_TX_REFUSED;
-    if (!isInnermost(l) && failed(checkUnrollJam(l, factor, report)))
-      return lastRefusal;
+    if (!isInnermost(l))
+      if (int32_t status = checkUnrollJam(l, factor, report); status != AUTOSCHED_TX_OK)
+        return status;
   }
   for (auto l : loops) {
     bool innermost = isInnermost(l);

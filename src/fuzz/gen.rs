@@ -561,17 +561,13 @@ impl Draw<'_> {
             consume.ops.insert(0, (BinOp::Add, Operand::Load));
         }
         // Keep the consumer's type: read the produced buffer only when the types allow it.
-        if self.buffers[t].elem.is_float() || !self.buffers[consume.store.buf].elem.is_float() {
-            if self.buffers[t].elem.is_float() && !self.buffers[consume.store.buf].elem.is_float() {
-                // an integer store cannot take a float load
+        if self.buffers[t].elem.is_float() == self.buffers[consume.store.buf].elem.is_float() {
+            consume.loads.insert(0, at(&offsets));
+            if consume.first == Operand::Load {
+                consume.ops.insert(0, (BinOp::Add, Operand::Load));
             } else {
-                consume.loads.insert(0, at(&offsets));
-                if consume.first == Operand::Load {
-                    consume.ops.insert(0, (BinOp::Add, Operand::Load));
-                } else {
-                    consume.ops.insert(0, (BinOp::Add, consume.first.clone()));
-                    consume.first = Operand::Load;
-                }
+                consume.ops.insert(0, (BinOp::Add, consume.first.clone()));
+                consume.first = Operand::Load;
             }
         }
         (nest(vec![Item::Stmt(produce)]), nest(vec![Item::Stmt(consume)]))
