@@ -177,6 +177,19 @@ LogicalResult checkRectangular(ArrayRef<AffineForOp> band, const Report &report)
   return success();
 }
 
+/// Refuses bands holding a loop that carries values (a reduction through iter_args):
+/// MLIR's permuteLoops and tilePerfectlyNested move loop bodies, not the values a loop
+/// yields, and reordering the iterations of a reduction reassociates it.
+LogicalResult checkNoIterArgs(ArrayRef<AffineForOp> band, StringRef what,
+                              const Report &report) {
+  for (auto l : band)
+    if (l.getNumIterOperands() > 0)
+      return report.refuse(what.str() + " of " + nameOf(l) +
+                           ", a reduction through iter_args, is not supported"),
+             failure();
+  return success();
+}
+
 /// One dependence between two accesses: the polyhedron of the (source, sink) iteration
 /// pairs that touch the same element with the source first (as MLIR's
 /// checkMemrefAccessDependence builds it, with its ordering constraints for the carrying
@@ -370,7 +383,9 @@ carriedDependences(Operation *root, unsigned firstDepth, unsigned lastDepth,
 /// which kind of refusal it is.
 int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
   if (loop.getNumIterOperands() > 0)
-    return report.refuse(name.str() + " carries values (iter_args)");
+    return report.refuseDependence(
+        name.str() + " carries a reduction through iter_args (running its iterations at "
+                     "once would reassociate it)");
   unsigned d = getNestingDepth(loop) + 1;
   auto accesses = accessesIn(loop, report);
   if (failed(accesses))
@@ -564,7 +579,21 @@ LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
                          "known multiple of " + std::to_string(factor) +
                          " (MLIR's unroller cannot bound the clean-up loop)"),
            failure();
+  // A loop carrying values whose clean-up loop may be promoted to its body (a
+  // non-constant trip count): guardPromotedCleanup cannot put a body that yields values
+  // under a condition.
+  if (loop.getNumIterOperands() > 0 && !loop.hasConstantBounds() &&
+      getLargestDivisorOfTripCount(loop) % factor != 0)
+    return report.refuse(n + " carries a reduction through iter_args and has non-constant "
+                         "bounds: its clean-up loop is not supported"),
+           failure();
   if (!isInnermost(loop)) {
+    bool carries = false;
+    loop.walk([&](AffineForOp inner) { carries |= inner.getNumIterOperands() > 0; });
+    if (carries)
+      return report.refuse("unroll-and-jam of " + n + " through a reduction carried by "
+                           "iter_args is not supported"),
+             failure();
     bool invariant = true;
     loop.walk([&](AffineForOp inner) {
       for (Value v : inner.getControlOperands())
@@ -710,7 +739,8 @@ int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, s
     return AUTOSCHED_TX_REFUSED;
   SmallVector<SmallVector<unsigned>> permMaps;
   for (auto &band : *bands) {
-    if (failed(checkRectangular(band, report)))
+    if (failed(checkRectangular(band, report)) ||
+        failed(checkNoIterArgs(band, "interchange", report)))
       return AUTOSCHED_TX_REFUSED;
     // permMap[i]: new position of band[i]; newOrder[j]: band index placed at j.
     SmallVector<unsigned> permMap(n), newOrder(n);
@@ -744,7 +774,8 @@ int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
       if (nameOf(band[i]) != order[i])
         return report.refuse("list the loops of a tiled band outermost first: " +
                              nameOf(band[0]) + " is outermost");
-    if (failed(checkRectangular(band, report)))
+    if (failed(checkRectangular(band, report)) ||
+        failed(checkNoIterArgs(band, "tiling", report)))
       return AUTOSCHED_TX_REFUSED;
     if (int32_t status = checkTiling(band, ArrayRef<int64_t>(sizes, n), report);
         status != AUTOSCHED_TX_OK)
@@ -902,7 +933,8 @@ int32_t autosched_tx_distribute(MlirOperation func, const char *name,
   SmallVector<Plan> plans;
   for (AffineForOp l : *found) {
     if (l.getNumIterOperands() > 0)
-      return report.refuse(n + " carries values (iter_args)");
+      return report.refuse(n + " carries a reduction through iter_args: its iterations "
+                               "cannot be split into parts");
     Block *body = l.getBody();
     SmallVector<Operation *> ops;
     for (Operation &op : body->without_terminator())
@@ -1029,13 +1061,20 @@ int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *sec
   // vector transfers are opaque to its slice computation.
   for (AffineForOp nest : {src, dst}) {
     bool unsupported = false;
+    bool carries = false;
     nest.walk([&](Operation *op) {
       if (isa<AffineParallelOp, vector::TransferReadOp, vector::TransferWriteOp>(op))
         unsupported = true;
+      if (auto l = dyn_cast<AffineForOp>(op))
+        carries |= l.getNumIterOperands() > 0;
     });
     if (unsupported)
       return report.refuse("fusion of a nest holding parallel loops or vector operations is "
                            "not supported (fuse before parallelize and vectorize)");
+    // MLIR's slices copy loops, not the values they yield to the operations after them.
+    if (carries)
+      return report.refuse("fusion of a nest holding a reduction through iter_args is not "
+                           "supported");
   }
   // The fused loops must match one to one: same constant bounds and steps.
   SmallVector<AffineForOp> srcLoops, dstLoops;

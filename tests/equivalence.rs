@@ -62,6 +62,18 @@ fn unrolling_executes_equivalently() {
 }
 
 #[test]
+fn reductions_and_clamped_bounds_execute_equivalently() {
+    // iter_args: unrolled with and without a clean-up loop, under a parallel outer loop.
+    equivalent("iter-args.mlir", "rows", "unroll(L0.0:4); parallelize(L0)");
+    equivalent("iter-args.mlir", "rows", "unroll(L0.0:5)");
+    equivalent("iter-args.mlir", "total", "unroll(L0:8)");
+    // A tile's point loop (min bound), and a window clamped by max and min.
+    equivalent("minmax-bounds.mlir", "tiled", "parallelize(L0); unroll(L0.0.0:4)");
+    equivalent("minmax-bounds.mlir", "tiled", "tile(L0.0.0:16); vectorize(L0.0.0:4)");
+    equivalent("minmax-bounds.mlir", "clamped", "parallelize(L0)");
+}
+
+#[test]
 fn parallelization_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "parallelize(L0)");
     equivalent(GEMM.0, GEMM.1, "parallelize(L0.0)");

@@ -286,3 +286,16 @@ fn distribution_splits_the_tree_and_each_part_has_its_own_tags() {
     let e = featurize(&p, &"distribute(L0)".parse::<Schedule>().unwrap()).unwrap_err();
     assert!(e.to_string().contains("nothing to distribute"), "{e}");
 }
+
+#[test]
+fn a_tiles_point_loop_has_the_tiles_extent() {
+    // `ii to min(ii + 32, 100)`: 32 iterations, not the 100 its range spans; the clamped
+    // window `max(i - 2, 0) to min(i + 3, 30)` has at most 5.
+    let ps = programs("minmax-bounds.mlir");
+    let f = feat(&ps[0], "");
+    assert_eq!(lf(&f, 0, 1, "extent"), log(32.0));
+    assert_eq!(lf(&f, 0, 1, "non_rectangular"), 1.0);
+    let f = feat(&ps[1], "");
+    assert_eq!(lf(&f, 0, 0, "extent"), log(28.0));
+    assert_eq!(lf(&f, 0, 1, "extent"), log(5.0));
+}

@@ -151,11 +151,11 @@ fn unsupported_constructs_are_explained() {
         ("unsupported-call.mlir", "call to @g"),
         ("unsupported-memref-load.mlir", "non-affine access 'memref.load'"),
         ("unsupported-scf.mlir", "'scf.for' loop"),
-        ("unsupported-iter-args.mlir", "iter_args"),
+        ("iter-args.mlir", "nested reductions are not modeled"),
         ("unsupported-dynamic.mlir", "dynamic shape memref<?x64xf32>"),
         ("unsupported-view.mlir", "'memref.subview'"),
         ("unsupported-enclosed.mlir", "nested inside 'scf.if'"),
-        ("unsupported-bounds.mlir", "is a min of 2 expressions"),
+        ("unsupported-bounds.mlir", "'mod' of a non-constant"),
     ];
     for (file, reason) in cases {
         let ps = programs(file);
@@ -173,8 +173,45 @@ fn unsupported_constructs_are_explained() {
 }
 
 #[test]
+fn max_and_min_bounds_are_modeled() {
+    let ps = programs("minmax-bounds.mlir");
+    let tiled = &ps[0];
+    let point = &tiled.loops[1];
+    assert_eq!(point.lower.loops, vec![Term { of: 0, coeff: 1 }]);
+    assert_eq!((point.upper.constant, point.upper_min.len()), (32, 1));
+    assert_eq!(point.upper_min[0].as_constant(), Some(100));
+    assert_eq!(point.trip_count, None);
+    assert!(point.is_non_rectangular());
+    let clamped = &ps[1];
+    // max(0, 2) to min(30, 40): a constant trip count.
+    assert_eq!((clamped.loops[0].lower_max.len(), clamped.loops[0].trip_count), (1, Some(28)));
+    assert_eq!(clamped.loops[1].bound_loops().collect::<Vec<_>>(), vec![0, 0]);
+}
+
+#[test]
+fn reductions_through_iter_args_are_modeled() {
+    let ps = programs("iter-args.mlir");
+    let rows = &ps[0];
+    assert!(rows.not_modeled.is_empty(), "{:?}", rows.not_modeled);
+    let c = &rows.computations[0];
+    // In the loop that carries it, reading and writing the stored element.
+    assert_eq!((c.parent, c.iterators.clone(), c.reduction_loops.clone()), (1, vec![0, 1], vec![1]));
+    assert_eq!(c.store.matrix, vec![vec![1, 0, 0]]);
+    assert_eq!(c.loads[0], c.store);
+    assert_eq!(c.loads[1].matrix, vec![vec![1, 0, 0], vec![0, 1, 0]]);
+    assert_eq!(rows.loops[0].children, vec![Child::Loop(1)]);
+    // A reduction that is the whole nest, stored after it.
+    let total = &ps[1];
+    assert_eq!(total.computations[0].reduction_loops, vec![0]);
+    assert!(total.computations[0].store.matrix.is_empty(), "a rank-0 element");
+    for p in &ps[2..] {
+        assert!(p.nests.is_empty() && p.not_modeled.len() == 1, "{:?}", p.not_modeled);
+    }
+}
+
+#[test]
 fn json_round_trips() {
-    for name in ["gemm.mlir", "2mm.mlir", "syrk.mlir", "two-buffers.mlir", "unsupported-bounds.mlir"] {
+    for name in ["gemm.mlir", "2mm.mlir", "syrk.mlir", "two-buffers.mlir", "minmax-bounds.mlir", "iter-args.mlir"] {
         for p in programs(name) {
             let text = serde_json::to_string(&p).unwrap();
             let back: Program = serde_json::from_str(&text).unwrap();

@@ -27,13 +27,7 @@ fn chain(program: &Program, root: usize) -> Vec<ChainLoop> {
     let mut current = Some(root);
     while let Some(id) = current {
         let l: &Loop = &program.loops[id];
-        let deps = l
-            .lower
-            .loops
-            .iter()
-            .chain(l.upper.loops.iter())
-            .map(|t| program.loops[t.of].name.clone())
-            .collect();
+        let deps = l.bound_loops().map(|of| program.loops[of].name.clone()).collect();
         out.push(ChainLoop { name: l.name.parse().expect("ir names loops validly"), trips: l.trip_count, depends_on: deps });
         current = match l.children.as_slice() {
             [Child::Loop(c)] => Some(*c),

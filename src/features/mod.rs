@@ -64,7 +64,8 @@ pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, F
 }
 
 /// Smallest first and largest last iteration value of every loop, by interval
-/// evaluation of the bounds over the outer loops' ranges (symbols count as 0).
+/// evaluation of the bounds over the outer loops' ranges (symbols count as 0; a `max`
+/// lower bound is at least each of its expressions, a `min` upper bound at most each).
 fn loop_ranges(program: &Program) -> Vec<(i64, i64)> {
     let mut out = vec![(0i64, 0i64); program.loops.len()];
     let eval = |b: &Bound, out: &[(i64, i64)], upper: bool| -> i64 {
@@ -78,20 +79,43 @@ fn loop_ranges(program: &Program) -> Vec<(i64, i64)> {
     };
     // Loops are stored in pre-order, so outer loops come first.
     for l in &program.loops {
-        let lo = eval(&l.lower, &out, false);
-        let hi = eval(&l.upper, &out, true) - 1;
+        let lo = l.lowers().map(|b| eval(b, &out, false)).max().expect("a lower bound");
+        let hi = l.uppers().map(|b| eval(b, &out, true)).min().expect("an upper bound") - 1;
         out[l.id] = (lo, hi.max(lo));
     }
     out
 }
 
+/// Iterations of a loop: its trip count when constant; else the smaller of its range's
+/// width and, where an upper and a lower expression differ by a constant (a tile's point
+/// loop `ii to min(ii + 32, N)`), that constant.
 fn extent(program: &Program, ranges: &[(i64, i64)], id: LoopId) -> i64 {
-    if let Some(t) = program.loops[id].trip_count {
+    let l = &program.loops[id];
+    if let Some(t) = l.trip_count {
         return t.max(0);
     }
+    let step = l.step.max(1);
     let (lo, hi) = ranges[id];
-    let step = program.loops[id].step.max(1);
-    (hi - lo + step) / step
+    let mut span = hi - lo + 1;
+    for u in l.uppers() {
+        for b in l.lowers() {
+            let same = |x: &Bound, y: &Bound| {
+                let mut a = x.loops.clone();
+                let mut c = y.loops.clone();
+                a.sort_by_key(|t| t.of);
+                c.sort_by_key(|t| t.of);
+                let mut s = x.symbols.clone();
+                let mut r = y.symbols.clone();
+                s.sort_by_key(|t| t.of);
+                r.sort_by_key(|t| t.of);
+                a == c && s == r
+            };
+            if same(u, b) {
+                span = span.min(u.constant - b.constant);
+            }
+        }
+    }
+    (span.max(0) + step - 1) / step
 }
 
 fn elem_bytes(t: ElemType) -> i64 {
@@ -126,8 +150,7 @@ fn computation_vector(
         v[f("upper")] = l.upper.constant as f64;
         v[f("extent")] = ext as f64;
         v[f("step")] = l.step as f64;
-        let non_rect = !(l.lower.loops.is_empty() && l.upper.loops.is_empty() && l.lower.symbols.is_empty() && l.upper.symbols.is_empty());
-        v[f("non_rectangular")] = non_rect as u8 as f64;
+        v[f("non_rectangular")] = l.is_non_rectangular() as u8 as f64;
         v[f("reduction")] = c.reduction_loops.contains(&orig) as u8 as f64;
 
         // The loops around the computation now (after fusion, the loops it merged into;

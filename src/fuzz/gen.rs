@@ -1,9 +1,10 @@
 //! The fuzzer's own random programs, built to break loop transformations rather than to be
 //! typical (the data generator, `datagen::programs`, makes typical ones): bounds that make
 //! loops empty for some outer iterations (triangular, trapezoidal, negative coefficients,
-//! offsets), steps above 1, in-place updates reading neighbours in every direction,
-//! reductions, several nests sharing buffers, mixed element types, imperfect nests of depth
-//! 1 to 6, and small extents so that a run takes microseconds.
+//! offsets, `max`/`min` bounds as tiling makes them), steps above 1, in-place updates
+//! reading neighbours in every direction, reductions (in memory, and through `iter_args`),
+//! several nests sharing buffers, mixed element types, imperfect nests of depth 1 to 6, and
+//! small extents so that a run takes microseconds.
 //!
 //! A program is kept as a small AST ([`FuzzProgram`]): [`FuzzProgram::to_mlir`] prints it,
 //! and the oracle ([`super::oracle`]) iterates the same AST. Buffers are sized after the
@@ -84,15 +85,18 @@ impl Aff {
         }
     }
 
-    /// A loop bound: a constant, or an `affine_map` applied to every enclosing iv.
-    fn bound_text(&self, ivs: &[String]) -> String {
-        if self.is_constant() {
-            return self.c.to_string();
-        }
-        let dims: Vec<String> = (0..ivs.len()).map(|d| format!("d{d}")).collect();
-        let expr = self.ssa_text(&dims);
-        format!("affine_map<({}) -> ({expr})>({})", dims.join(", "), ivs.join(", "))
+}
+
+/// A loop bound: a constant, an `affine_map` applied to every enclosing iv, or the `max`
+/// (`min`) of several expressions.
+fn bound_text(first: &Aff, more: &[Aff], kind: &str, ivs: &[String]) -> String {
+    if more.is_empty() && first.is_constant() {
+        return first.c.to_string();
     }
+    let dims: Vec<String> = (0..ivs.len()).map(|d| format!("d{d}")).collect();
+    let exprs: Vec<String> = std::iter::once(first).chain(more).map(|e| e.ssa_text(&dims)).collect();
+    let prefix = if more.is_empty() { String::new() } else { format!("{kind} ") };
+    format!("{prefix}affine_map<({}) -> ({})>({})", dims.join(", "), exprs.join(", "), ivs.join(", "))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -161,6 +165,44 @@ pub struct Loop {
     pub ub: Aff,
     pub step: i64,
     pub body: Vec<Item>,
+    /// Further lower bounds: the loop starts at the largest (`max`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lb_max: Vec<Aff>,
+    /// Further upper bounds: the loop ends before the smallest (`min`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ub_min: Vec<Aff>,
+    /// A reduction through `iter_args`: see [`Reduction`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce: Option<Reduction>,
+}
+
+impl Loop {
+    pub fn new(lb: Aff, ub: Aff, step: i64, body: Vec<Item>) -> Loop {
+        Loop { lb, ub, step, body, lb_max: Vec::new(), ub_min: Vec::new(), reduce: None }
+    }
+
+    pub fn lower(&self, ivs: &[i64]) -> i64 {
+        self.lb_max.iter().map(|e| e.eval(ivs)).fold(self.lb.eval(ivs), i64::max)
+    }
+
+    pub fn upper(&self, ivs: &[i64]) -> i64 {
+        self.ub_min.iter().map(|e| e.eval(ivs)).fold(self.ub.eval(ivs), i64::min)
+    }
+}
+
+/// A loop that carries a value: its body is one statement whose store is the element the
+/// result goes to (its subscripts do not use the loop) and whose first load is that same
+/// element, which is the accumulator. It is printed as
+/// `%r = affine.for .. iter_args(%acc = init) { ..; affine.yield f(%acc, ..) }` followed by
+/// `affine.store %r` to the element; the oracle runs it as the same statement in memory
+/// (`C[i] = f(C[i], ..)` at every iteration), which has the same accesses in the same
+/// order as far as any other statement can tell. Its bounds are constant and it runs at
+/// least once, so that its first iteration is where a constant init is written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reduction {
+    /// None: the accumulator starts from the element (`C[i] += ..`); Some(c): from a
+    /// constant (`C[i] = c; C[i] += ..`), so the first iteration does not read the element.
+    pub init: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,17 +242,17 @@ impl FuzzProgram {
             seed,
             index,
             buffers: vec![Buffer { elem: Elem::F64, shape: vec![1] }],
-            nests: vec![Loop {
-                lb: Aff::constant(0, 0),
-                ub: Aff::constant(0, 4),
-                step: 1,
-                body: vec![Item::Stmt(Stmt {
+            nests: vec![Loop::new(
+                Aff::constant(0, 0),
+                Aff::constant(0, 4),
+                1,
+                vec![Item::Stmt(Stmt {
                     loads: vec![],
                     store: Access { buf: 0, idx: vec![Aff { coeffs: vec![1], c: 0 }] },
                     first: Operand::Iv(0),
                     ops: vec![],
                 })],
-            }],
+            )],
         };
         p.fit_buffers();
         p
@@ -231,12 +273,23 @@ impl FuzzProgram {
                 match item {
                     Item::Stmt(s) => f(path, s, ivs, loops),
                     Item::Loop(l) => {
-                        let (lb, ub) = (l.lb.eval(ivs), l.ub.eval(ivs));
+                        let (lb, ub) = (l.lower(ivs), l.upper(ivs));
                         let mut v = lb;
                         while v < ub {
                             ivs.push(v);
                             loops.push(LoopInstance { v, lb, ub, step: l.step });
-                            walk(&l.body, path, ivs, loops, f);
+                            match (&l.reduce, l.body.as_slice()) {
+                                // A constant init: the first iteration writes the element
+                                // without reading it.
+                                (Some(Reduction { init: Some(_) }), [Item::Stmt(s)]) if v == lb => {
+                                    let mut first = s.clone();
+                                    first.loads.remove(0);
+                                    path.push(0);
+                                    f(path, &first, ivs, loops);
+                                    path.pop();
+                                }
+                                _ => walk(&l.body, path, ivs, loops, f),
+                            }
                             ivs.pop();
                             loops.pop();
                             v += l.step;
@@ -359,6 +412,10 @@ pub struct LoopInstance {
     pub step: i64,
 }
 
+fn subscripts(a: &Access, ivs: &[String]) -> String {
+    a.idx.iter().map(|e| e.ssa_text(ivs)).collect::<Vec<_>>().join(", ")
+}
+
 struct Printer {
     out: String,
     consts: String,
@@ -377,7 +434,12 @@ impl Printer {
         self.next_iv += 1;
         let pad = "  ".repeat(indent);
         let step = if l.step == 1 { String::new() } else { format!(" step {}", l.step) };
-        let _ = writeln!(out, "{pad}affine.for {iv} = {} to {}{step} {{", l.lb.bound_text(ivs), l.ub.bound_text(ivs));
+        let (lb, ub) = (bound_text(&l.lb, &l.lb_max, "max", ivs), bound_text(&l.ub, &l.ub_min, "min", ivs));
+        if let (Some(red), [Item::Stmt(s)]) = (&l.reduce, l.body.as_slice()) {
+            self.print_reduction(red, s, (&iv, &lb, &ub, &step), ivs, prog, indent, out);
+            return;
+        }
+        let _ = writeln!(out, "{pad}affine.for {iv} = {lb} to {ub}{step} {{");
         ivs.push(iv);
         for item in &l.body {
             match item {
@@ -389,15 +451,68 @@ impl Printer {
         let _ = writeln!(out, "{pad}}}");
     }
 
+    /// A loop carrying the statement's element in `iter_args` (see [`Reduction`]).
+    #[allow(clippy::too_many_arguments)]
+    fn print_reduction(
+        &mut self,
+        red: &Reduction,
+        s: &Stmt,
+        (iv, lb, ub, step): (&str, &str, &str, &str),
+        ivs: &mut Vec<String>,
+        prog: &FuzzProgram,
+        indent: usize,
+        out: &mut String,
+    ) {
+        let pad = "  ".repeat(indent);
+        let buf = &prog.buffers[s.store.buf];
+        let ty = buf.elem.name();
+        let element = format!("%b{}[{}]", s.store.buf, subscripts(&s.store, ivs));
+        let init = match red.init {
+            None => {
+                let v = self.fresh();
+                let _ = writeln!(out, "{pad}{v} = affine.load {element} : {}", buf.memref());
+                v
+            }
+            Some(c) => self.constant(c, buf.elem),
+        };
+        let (acc, result) = (self.fresh(), self.fresh());
+        let _ = writeln!(out, "{pad}{result} = affine.for {iv} = {lb} to {ub}{step} iter_args({acc} = {init}) -> ({ty}) {{");
+        ivs.push(iv.to_string());
+        let value = self.print_expr(s, Some(&acc), ivs, prog, indent + 1, out);
+        ivs.pop();
+        let _ = writeln!(out, "{pad}  affine.yield {value} : {ty}");
+        let _ = writeln!(out, "{pad}}}");
+        let _ = writeln!(out, "{pad}affine.store {result}, {element} : {}", buf.memref());
+    }
+
+    fn constant(&mut self, c: i64, ty: Elem) -> String {
+        let k = self.fresh();
+        let value = if ty.is_float() { format!("{:.6e}", c as f64 / 4.0) } else { c.to_string() };
+        let _ = writeln!(self.consts, "  {k} = arith.constant {value} : {}", ty.name());
+        k
+    }
+
     fn print_stmt(&mut self, s: &Stmt, ivs: &[String], prog: &FuzzProgram, indent: usize, out: &mut String) {
         let pad = "  ".repeat(indent);
+        let value = self.print_expr(s, None, ivs, prog, indent, out);
+        let buf = &prog.buffers[s.store.buf];
+        let _ = writeln!(out, "{pad}affine.store {value}, %b{}[{}] : {}", s.store.buf, subscripts(&s.store, ivs), buf.memref());
+    }
+
+    /// The statement's loads and arithmetic; returns the value it stores. With an
+    /// accumulator, the first load is that value instead of a load.
+    fn print_expr(&mut self, s: &Stmt, accumulator: Option<&str>, ivs: &[String], prog: &FuzzProgram, indent: usize, out: &mut String) -> String {
+        let pad = "  ".repeat(indent);
         let ty = prog.buffers[s.store.buf].elem;
-        let subscripts = |a: &Access| a.idx.iter().map(|e| e.ssa_text(ivs)).collect::<Vec<_>>().join(", ");
         let mut loaded = Vec::new();
-        for a in &s.loads {
+        for (k, a) in s.loads.iter().enumerate() {
+            if let (0, Some(acc)) = (k, accumulator) {
+                loaded.push(acc.to_string());
+                continue;
+            }
             let v = self.fresh();
             let buf = &prog.buffers[a.buf];
-            let _ = writeln!(out, "{pad}{v} = affine.load %b{}[{}] : {}", a.buf, subscripts(a), buf.memref());
+            let _ = writeln!(out, "{pad}{v} = affine.load %b{}[{}] : {}", a.buf, subscripts(a, ivs), buf.memref());
             loaded.push(self.convert(v, buf.elem, ty, &pad, out));
         }
         let mut loads = loaded.into_iter();
@@ -409,12 +524,7 @@ impl Printer {
                     let _ = writeln!(out, "{pad}{i} = arith.index_cast {} : index to i32", ivs[*d]);
                     this.convert(i, Elem::I32, ty, &pad, out)
                 }
-                Operand::Const(c) => {
-                    let k = this.fresh();
-                    let value = if ty.is_float() { format!("{:.6e}", *c as f64 / 4.0) } else { c.to_string() };
-                    let _ = writeln!(this.consts, "  {k} = arith.constant {value} : {}", ty.name());
-                    k
-                }
+                Operand::Const(c) => this.constant(*c, ty),
             }
         };
         let mut acc = operand(&s.first, self, out);
@@ -434,8 +544,7 @@ impl Printer {
             let _ = writeln!(out, "{pad}{r} = {name} {acc}, {x} : {}", ty.name());
             acc = r;
         }
-        let buf = &prog.buffers[s.store.buf];
-        let _ = writeln!(out, "{pad}affine.store {acc}, %b{}[{}] : {}", s.store.buf, subscripts(&s.store), buf.memref());
+        acc
     }
 
     /// `v` of type `from` as type `to` (floats never become integers: out-of-range
@@ -475,7 +584,8 @@ fn draw(rng: &mut Rng, seed: u64, index: u64) -> FuzzProgram {
                 nest.ub = prev.ub.clone();
                 nest.step = prev.step;
                 if let (Some(Item::Loop(a)), Some(Item::Loop(b))) = (prev.body.first(), nest.body.first_mut()) {
-                    if g.rng.chance(0.7) {
+                    // (A reduction keeps its constant, non-empty bounds.)
+                    if b.reduce.is_none() && g.rng.chance(0.7) {
                         b.lb = a.lb.clone();
                         b.ub = a.ub.clone();
                         b.step = a.step;
@@ -531,7 +641,7 @@ impl Draw<'_> {
             let mut inner = body;
             for d in (0..depth).rev() {
                 let (lb, ub, step) = bounds[d];
-                let l = Loop { lb: Aff::constant(d, lb), ub: Aff::constant(d, ub), step, body: inner };
+                let l = Loop::new(Aff::constant(d, lb), Aff::constant(d, ub), step, inner);
                 if d == 0 {
                     return l;
                 }
@@ -619,11 +729,70 @@ impl Draw<'_> {
         for _ in 0..items {
             if depth + 1 < max_depth && (body.is_empty() || self.rng.chance(0.5)) && self.rng.chance(0.8) {
                 body.push(Item::Loop(self.draw_loop(depth + 1, max_depth)));
+            } else if depth + 1 < max_depth && self.rng.chance(0.2) {
+                body.push(Item::Loop(self.draw_reduction(depth + 1)));
             } else {
                 body.push(Item::Stmt(self.draw_stmt(depth + 1)));
             }
         }
-        Loop { lb, ub, step, body }
+        let mut l = Loop::new(lb, ub, step, body);
+        // Now and then a `max` lower or `min` upper bound (what tiling makes): a constant
+        // clamp, or a second expression moving with an outer loop.
+        if self.rng.chance(0.2) {
+            let lower = self.rng.chance(0.5);
+            let extra = if depth > 0 && self.rng.chance(0.5) {
+                let mut e = Aff::constant(depth, self.rng.range(0, 4) as i64 - 2);
+                let k = self.rng.below(depth);
+                e.coeffs[k] = self.coeff();
+                if !lower {
+                    e.c += self.rng.range(1, 5) as i64;
+                }
+                e
+            } else if lower {
+                Aff::constant(depth, self.rng.range(0, 3) as i64 - 1)
+            } else {
+                Aff::constant(depth, self.rng.range(1, 8) as i64)
+            };
+            if lower {
+                l.lb_max.push(extra);
+            } else {
+                l.ub_min.push(extra);
+            }
+        }
+        l
+    }
+
+    /// A loop carrying an accumulator (see [`Reduction`]), at `depth` outer loops. Its body
+    /// reads no element of the accumulated buffer: inside the loop the real program reads
+    /// that buffer as it was before the loop, which is not what the oracle's in-memory
+    /// statement would read.
+    fn draw_reduction(&mut self, depth: usize) -> Loop {
+        let step = *self.rng.pick(&[1, 1, 2]);
+        let lb = *self.rng.pick(&[0, 0, 1, -1]);
+        let trips = self.rng.range(1, 6) as i64;
+        let mut s = self.draw_stmt(depth + 1);
+        let buf = s.store.buf;
+        let mut element = self.access(buf, depth);
+        for e in &mut element.idx {
+            e.coeffs.push(0);
+        }
+        s.loads.retain(|a| a.buf != buf);
+        let n = s.loads.len();
+        s.ops.retain(|(_, o)| *o != Operand::Load);
+        s.first = if n > 0 { Operand::Load } else { Operand::Iv(self.rng.below(depth + 1)) };
+        for _ in 1..n {
+            s.ops.insert(0, (*self.rng.pick(&[BinOp::Add, BinOp::Mul, BinOp::Sub]), Operand::Load));
+        }
+        // The accumulator comes first: f(acc, ..).
+        let combine = *self.rng.pick(&[BinOp::Add, BinOp::Add, BinOp::Max, BinOp::Mul]);
+        s.ops.insert(0, (combine, s.first.clone()));
+        s.first = Operand::Load;
+        s.loads.insert(0, element.clone());
+        s.store = element;
+        let init = if self.rng.chance(0.5) { None } else { Some(self.rng.range(0, 5) as i64) };
+        let mut l = Loop::new(Aff::constant(depth, lb), Aff::constant(depth, lb + trips * step), step, vec![Item::Stmt(s)]);
+        l.reduce = Some(Reduction { init });
+        l
     }
 
     /// A subscript: one enclosing iv (usually), two, or none, scaled, with an offset.

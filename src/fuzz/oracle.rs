@@ -659,7 +659,7 @@ mod tests {
     use crate::schedule::Schedule;
 
     fn lp(lb: Aff, ub: Aff, step: i64, body: Vec<Item>) -> Item {
-        Item::Loop(Loop { lb, ub, step, body })
+        Item::Loop(Loop::new(lb, ub, step, body))
     }
     fn c(depth: usize, v: i64) -> Aff {
         Aff::constant(depth, v)
@@ -740,6 +740,24 @@ mod tests {
         assert_eq!(verdict(&p, "unroll(L0.0:4)"), Verdict::Legal);
         // Unroll-and-jam by 2 of i: the (1, -1) dependence is reversed.
         assert!(matches!(verdict(&p, "unroll(L0:2)"), Verdict::Illegal(_)));
+    }
+
+    #[test]
+    fn a_reduction_through_iter_args_runs_in_order() {
+        // for i { B[i] = 0.25; for k: B[i] = B[i] + A[k] } as iter_args from a constant.
+        use super::super::gen::Reduction;
+        let element = Access { buf: 0, idx: vec![aff(&[1, 0], 0)] };
+        let mut k = Loop::new(c(1, 0), c(1, 4), 1, vec![stmt(vec![element.clone(), Access { buf: 0, idx: vec![aff(&[0, 1], 4)] }], element)]);
+        k.reduce = Some(Reduction { init: Some(1) });
+        let p = program(vec![8], vec![lp(c(0, 0), c(0, 4), 1, vec![Item::Loop(k)])]);
+        let o = Oracle::new(&p);
+        // 4 x (write, then 3 x (read, read, write)).
+        assert_eq!(o.events(), 4 * (2 + 3 * 3));
+        assert_eq!(verdict(&p, "unroll(L0.0:2)"), Verdict::Legal);
+        assert_eq!(verdict(&p, "parallelize(L0)"), Verdict::Legal);
+        assert!(matches!(verdict(&p, "parallelize(L0.0)"), Verdict::Illegal(_)));
+        assert!(matches!(verdict(&p, "vectorize(L0.0:2)"), Verdict::Illegal(_)));
+        assert!(p.to_mlir().contains("iter_args("), "{}", p.to_mlir());
     }
 
     #[test]

@@ -23,8 +23,8 @@ pub enum NotModeled {
     NonAffineLoop { op: String, loc: String },
     #[error("'affine.parallel' at {loc} (the nest is already parallelized)")]
     AlreadyParallel { loc: String },
-    #[error("loop-carried values (iter_args) on the loop at {loc}")]
-    IterArgs { loc: String },
+    #[error("loop-carried values (iter_args) on the loop at {loc}: {why}")]
+    IterArgs { why: &'static str, loc: String },
     #[error("dynamic shape {ty} of a buffer accessed at {loc}")]
     DynamicShape { ty: String, loc: String },
     #[error("buffer type {ty} accessed at {loc} has a non-identity layout or memory space")]
@@ -33,8 +33,6 @@ pub enum NotModeled {
     BufferView { op: String, loc: String },
     #[error("unsupported element type {ty} at {loc}")]
     ElementType { ty: String, loc: String },
-    #[error("{which} bound of the loop at {loc} is a {kind} of {n} expressions")]
-    MultiResultBound { which: &'static str, kind: &'static str, n: usize, loc: String },
     #[error("{what} at {loc} is not linear: it contains {why}")]
     NonLinear { what: &'static str, why: NonLinear, loc: String },
     #[error("subscript of the access at {loc} depends on a symbol")]
@@ -95,6 +93,7 @@ pub fn analyze_function(func: Op) -> Result<Analysis, AnalysisError> {
         nest_ops: Vec::new(),
         not_modeled_ops: Vec::new(),
         loop_ops: Vec::new(),
+        reduction_stores: HashSet::new(),
     };
     let mut position = 0;
     for block in func.blocks() {
@@ -125,6 +124,8 @@ struct Builder {
     nest_ops: Vec<Op>,
     not_modeled_ops: Vec<Op>,
     loop_ops: Vec<Op>,
+    /// Stores of a reduction's result (by address): part of the reduction's computation.
+    reduction_stores: HashSet<usize>,
 }
 
 /// The loops enclosing the point being visited, outermost first.
@@ -183,7 +184,7 @@ impl Builder {
         let nest = self.program.nests.len();
         let mut nest_ops = HashSet::new();
         collect_ops(root, &mut nest_ops);
-        let mut visitor = NestVisitor { b: self, nest, nest_ops: &nest_ops };
+        let mut visitor = NestVisitor { b: self, nest, nest_ops: &nest_ops, accumulator: None };
         match visitor.visit_loop(root, None, format!("L{nest}"), &mut Scope::default()) {
             Ok(root_id) => {
                 self.program.nests.push(Nest {
@@ -224,6 +225,9 @@ struct NestVisitor<'b> {
     nest: usize,
     /// Every operation of the nest, by address: tells nest-local values from invariant ones.
     nest_ops: &'b HashSet<usize>,
+    /// While reading a reduction's yielded expression: its loop and the position of the
+    /// accumulator among the loop body's arguments.
+    accumulator: Option<(Op, usize)>,
 }
 
 type Res<T> = Result<T, NotModeled>;
@@ -246,18 +250,23 @@ impl NestVisitor<'_> {
             _ => return Err(NotModeled::UnsupportedOp { op: op.name(), loc }),
         };
         let (nl, nu) = (lb_map.num_inputs(), ub_map.num_inputs());
-        if op.num_results() > 0 || op.num_operands() > nl + nu {
-            return Err(NotModeled::IterArgs { loc });
+        if op.num_operands() != nl + nu + op.num_results() {
+            return Err(NotModeled::UnsupportedOp { op: op.name(), loc });
         }
         let lb_operands: Vec<Val> = (0..nl).map(|i| op.operand(i)).collect();
         let ub_operands: Vec<Val> = (nl..nl + nu).map(|i| op.operand(i)).collect();
-        let lower = self.bound(lb_map, &lb_operands, "lower", "max", scope, &loc)?;
-        let upper = self.bound(ub_map, &ub_operands, "upper", "min", scope, &loc)?;
+        let mut lower = self.bounds(lb_map, &lb_operands, "lower bound", scope, &loc)?;
+        let mut upper = self.bounds(ub_map, &ub_operands, "upper bound", scope, &loc)?;
         let step = op.int_attr("step").unwrap_or(1);
-        let trip_count = match (lower.as_constant(), upper.as_constant()) {
+        // Constant bounds: max of the lower, min of the upper.
+        let lo = lower.iter().map(Bound::as_constant).collect::<Option<Vec<i64>>>().and_then(|v| v.into_iter().max());
+        let hi = upper.iter().map(Bound::as_constant).collect::<Option<Vec<i64>>>().and_then(|v| v.into_iter().min());
+        let trip_count = match (lo, hi) {
             (Some(l), Some(u)) if step > 0 => Some(ceil_div(u - l, step).unwrap_or(0).max(0)),
             _ => None,
         };
+        let (lower_max, upper_min) = (lower.split_off(1), upper.split_off(1));
+        let (lower, upper) = (lower.remove(0), upper.remove(0));
         let id = self.b.program.loops.len();
         self.b.loop_ops.push(op);
         self.b.program.loops.push(Loop {
@@ -267,7 +276,9 @@ impl NestVisitor<'_> {
             parent,
             depth: scope.ivs.len(),
             lower,
+            lower_max,
             upper,
+            upper_min,
             step,
             trip_count,
             is_reduction: false,
@@ -276,13 +287,14 @@ impl NestVisitor<'_> {
         });
         let body = op.body().ok_or_else(|| NotModeled::UnsupportedOp { op: op.name(), loc: loc.clone() })?;
         scope.ivs.push((body.argument(0), id));
-        let result = self.visit_body(body, id, &name, scope);
+        let result = self.visit_body(op, body, id, &name, scope);
         scope.ivs.pop();
         result?;
         Ok(id)
     }
 
-    fn visit_body(&mut self, body: Blk, id: LoopId, name: &str, scope: &mut Scope) -> Res<()> {
+    fn visit_body(&mut self, op: Op, body: Blk, id: LoopId, name: &str, scope: &mut Scope) -> Res<()> {
+        let loop_op = op;
         let mut loop_children = 0;
         for op in body.ops() {
             let op_name = op.name();
@@ -294,13 +306,16 @@ impl NestVisitor<'_> {
                     let child = self.visit_loop(op, Some(id), child_name, scope)?;
                     self.b.program.loops[id].children.push(Child::Loop(child));
                 }
+                // The store of a reduction's result belongs to the reduction's computation.
+                "affine.store" if self.b.reduction_stores.contains(&(op.0.ptr as usize)) => {}
                 "affine.store" => {
                     let comp = self.visit_store(op, id, scope)?;
                     self.b.program.loops[id].children.push(Child::Computation(comp));
                 }
                 "affine.yield" => {
-                    if op.num_operands() > 0 {
-                        return Err(NotModeled::IterArgs { loc: self.b.program.loops[id].location.clone() });
+                    for r in 0..op.num_operands() {
+                        let comp = self.visit_reduction(loop_op, op, r, id, scope)?;
+                        self.b.program.loops[id].children.push(Child::Computation(comp));
                     }
                 }
                 // Pure values: read when a store's expression reaches them.
@@ -312,26 +327,23 @@ impl NestVisitor<'_> {
         Ok(())
     }
 
-    fn bound(
-        &mut self,
-        map: Map,
-        operands: &[Val],
-        which: &'static str,
-        kind: &'static str,
-        scope: &Scope,
-        loc: &str,
-    ) -> Res<Bound> {
-        let results = map.results();
-        if results.len() != 1 {
-            return Err(NotModeled::MultiResultBound { which, kind, n: results.len(), loc: loc.into() });
+    /// The expressions of a bound map: one, or the operands of its `max` (lower) or `min`
+    /// (upper), as tiling makes them.
+    fn bounds(&mut self, map: Map, operands: &[Val], what: &'static str, scope: &Scope, loc: &str) -> Res<Vec<Bound>> {
+        let n = map.results().len();
+        if n == 0 {
+            return Err(NotModeled::UnsupportedOp { op: format!("{what} with no expression"), loc: loc.into() });
         }
-        let what = if which == "lower" { "lower bound" } else { "upper bound" };
-        let lin = self.linearize_map_result(map, 0, operands, scope, what, loc)?;
-        Ok(Bound {
-            constant: lin.constant,
-            loops: lin.loops.into_iter().map(|(of, coeff)| Term { of, coeff }).collect(),
-            symbols: lin.symbols.into_iter().map(|(of, coeff)| Term { of, coeff }).collect(),
-        })
+        (0..n)
+            .map(|r| {
+                let lin = self.linearize_map_result(map, r, operands, scope, what, loc)?;
+                Ok(Bound {
+                    constant: lin.constant,
+                    loops: lin.loops.into_iter().map(|(of, coeff)| Term { of, coeff }).collect(),
+                    symbols: lin.symbols.into_iter().map(|(of, coeff)| Term { of, coeff }).collect(),
+                })
+            })
+            .collect()
     }
 
     fn linearize_map_result(
@@ -464,9 +476,70 @@ impl NestVisitor<'_> {
     fn visit_store(&mut self, store: Op, parent: LoopId, scope: &Scope) -> Res<CompId> {
         let loc = store.location();
         let store_access = self.access(store, 1, scope)?;
-        let element_type = self.b.program.buffers[store_access.buffer].element_type;
         let mut expr = ExprStats::default();
         self.visit_value(store.operand(0), scope, &mut expr, &loc)?;
+        Ok(self.add_computation(store_access, expr, parent, None, scope, loc))
+    }
+
+    /// A reduction through `iter_args`: result `r` of `loop` (accumulated by the expression
+    /// the loop yields, started from its init value) stored once after the loop. It is the
+    /// computation `C[i] = C[i] op f(...)` placed in `loop`, as if written to memory at
+    /// every iteration: what the representation (and the model) sees of a reduction.
+    fn visit_reduction(&mut self, loop_op: Op, yield_op: Op, r: usize, id: LoopId, scope: &Scope) -> Res<CompId> {
+        let loc = self.b.program.loops[id].location.clone();
+        let iter_args = |why| NotModeled::IterArgs { why, loc: loc.clone() };
+        let uses = loop_op.result(r).uses();
+        let store = match uses.as_slice() {
+            [(user, 0)] if user.name() == "affine.store" => *user,
+            [] => return Err(iter_args("a result is not used")),
+            [(user, _)] if user.name() == "affine.yield" => {
+                return Err(iter_args("a result is yielded to an enclosing loop (nested reductions are not modeled)"))
+            }
+            _ => return Err(iter_args("a result is used other than by one affine.store")),
+        };
+        let same_block = match (store.parent(), loop_op.parent()) {
+            (Some(a), Some(b)) => a.same(b),
+            _ => false,
+        };
+        if !same_block {
+            return Err(iter_args("a result is stored in another block than the loop's"));
+        }
+        let store_loc = store.location();
+        let store_access = self.access(store, 1, scope)?;
+        let mut expr = ExprStats::default();
+        self.accumulator = Some((loop_op, r + 1));
+        let visited = self.visit_value(yield_op.operand(r), scope, &mut expr, &store_loc);
+        self.accumulator = None;
+        visited?;
+        if expr.accumulator_reads == 0 {
+            return Err(iter_args("a yielded value does not read its accumulator (not a reduction)"));
+        }
+        // The accumulator reads the stored element at every iteration; an init loaded from
+        // anywhere else is one more read.
+        expr.loads.insert(0, store_access.clone());
+        let init = loop_op.operand(loop_op.num_operands() - loop_op.num_results() + r);
+        let mut init_expr = ExprStats { seen: std::mem::take(&mut expr.seen), ..ExprStats::default() };
+        self.visit_value(init, scope, &mut init_expr, &store_loc)?;
+        expr.loads.extend(init_expr.loads.into_iter().filter(|a| *a != store_access));
+        for (k, n) in init_expr.ops {
+            *expr.ops.entry(k).or_insert(0) += n;
+        }
+        expr.constants += init_expr.constants;
+        expr.invariant_inputs += init_expr.invariant_inputs;
+        self.b.reduction_stores.insert(store.0.ptr as usize);
+        Ok(self.add_computation(store_access, expr, id, Some(id), scope, store_loc))
+    }
+
+    fn add_computation(
+        &mut self,
+        store_access: Access,
+        expr: ExprStats,
+        parent: LoopId,
+        reduces_along: Option<LoopId>,
+        scope: &Scope,
+        loc: String,
+    ) -> CompId {
+        let element_type = self.b.program.buffers[store_access.buffer].element_type;
         let iterators = scope.iterators();
         // A loop reduces when the stored location does not move with it and the expression
         // reads that very location (e.g. C[i][j] += A[i][k] * B[k][j] along k).
@@ -475,7 +548,9 @@ impl NestVisitor<'_> {
             iterators
                 .iter()
                 .enumerate()
-                .filter(|(col, _)| store_access.matrix.iter().all(|row| row[*col] == 0))
+                .filter(|(col, l)| {
+                    Some(**l) == reduces_along || store_access.matrix.iter().all(|row| row[*col] == 0)
+                })
                 .map(|(_, l)| *l)
                 .collect()
         } else {
@@ -503,7 +578,7 @@ impl NestVisitor<'_> {
             reduction_loops,
             location: loc,
         });
-        Ok(id)
+        id
     }
 
     fn visit_value(&mut self, v: Val, scope: &Scope, expr: &mut ExprStats, loc: &str) -> Res<()> {
@@ -515,6 +590,16 @@ impl NestVisitor<'_> {
             Def::BlockArg { owner: Some(owner), .. } if owner.same(self.b.func) => {
                 expr.invariant_inputs += 1;
                 return Ok(());
+            }
+            Def::BlockArg { owner: Some(owner), index, .. } if self.accumulator.is_some_and(|(l, i)| l.same(owner) && i == index) => {
+                expr.accumulator_reads += 1;
+                return Ok(());
+            }
+            Def::BlockArg { owner: Some(owner), index, .. } if owner.name() == "affine.for" && index > 0 => {
+                return Err(NotModeled::IterArgs {
+                    why: "an accumulator is used outside the value its loop yields (nested reductions are not modeled)",
+                    loc: owner.location(),
+                })
             }
             Def::BlockArg { owner, .. } => {
                 return Err(NotModeled::OpaqueValue {
@@ -542,6 +627,12 @@ impl NestVisitor<'_> {
                 expr.loads.push(access);
             }
             "arith.constant" => expr.constants += 1,
+            "affine.for" => {
+                return Err(NotModeled::IterArgs {
+                    why: "a value comes out of an inner loop (nested reductions are not modeled)",
+                    loc: op_loc,
+                })
+            }
             "affine.apply" => {
                 for operand in op.operands() {
                     self.visit_value(operand, scope, expr, &op_loc)?;
@@ -572,6 +663,7 @@ struct ExprStats {
     ops: BTreeMap<(OpKind, ElemType), u32>,
     constants: u32,
     invariant_inputs: u32,
+    accumulator_reads: u32,
     seen: HashSet<usize>,
 }
 

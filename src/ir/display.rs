@@ -40,6 +40,16 @@ fn bound_text(p: &Program, b: &Bound) -> String {
     linear_text(terms, b.constant)
 }
 
+/// One bound: its expression, or `max(..)` / `min(..)` of several.
+fn bounds_text<'a>(p: &Program, kind: &str, bounds: impl Iterator<Item = &'a Bound>) -> String {
+    let parts: Vec<String> = bounds.map(|b| bound_text(p, b)).collect();
+    if parts.len() == 1 {
+        parts.into_iter().next().unwrap()
+    } else {
+        format!("{kind}({})", parts.join(", "))
+    }
+}
+
 fn access_text(p: &Program, c: &Computation, a: &Access) -> String {
     let subscripts: Vec<String> = a
         .matrix
@@ -93,8 +103,8 @@ impl Program {
             "{pad}{}: for {} in [{}, {}){step}{trips}{red}",
             l.name,
             iv_name(l.depth),
-            bound_text(self, &l.lower),
-            bound_text(self, &l.upper)
+            bounds_text(self, "max", l.lowers()),
+            bounds_text(self, "min", l.uppers())
         );
         for child in &l.children {
             match child {

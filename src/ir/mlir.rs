@@ -239,6 +239,19 @@ impl Val {
         unsafe { mlirValueEqual(self.0, other.0) }
     }
 
+    /// Every use of the value: the using operation and the operand's position in it.
+    pub fn uses(self) -> Vec<(Op, usize)> {
+        let mut out = Vec::new();
+        unsafe {
+            let mut u = mlirValueGetFirstUse(self.0);
+            while !mlirOpOperandIsNull(u) {
+                out.push((Op(mlirOpOperandGetOwner(u)), mlirOpOperandGetOperandNumber(u) as usize));
+                u = mlirOpOperandGetNextUse(u);
+            }
+        }
+        out
+    }
+
     pub fn def(self) -> Def {
         unsafe {
             if mlirValueIsABlockArgument(self.0) {

@@ -139,10 +139,17 @@ pub struct Loop {
     pub parent: Option<LoopId>,
     /// 0 for the root of a nest.
     pub depth: usize,
-    /// Inclusive lower bound.
+    /// Inclusive lower bound: with `lower_max`, the largest of them (a `max` bound map,
+    /// as tiling and clean-up loops make).
     pub lower: Bound,
-    /// Exclusive upper bound.
+    /// The further results of a `max` lower bound map (empty for one expression).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lower_max: Vec<Bound>,
+    /// Exclusive upper bound: with `upper_min`, the smallest of them.
     pub upper: Bound,
+    /// The further results of a `min` upper bound map (empty for one expression).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upper_min: Vec<Bound>,
     pub step: i64,
     /// Number of iterations when both bounds are constants.
     pub trip_count: Option<i64>,
@@ -150,6 +157,28 @@ pub struct Loop {
     pub is_reduction: bool,
     pub children: Vec<Child>,
     pub location: String,
+}
+
+impl Loop {
+    /// Every expression of the lower bound (the loop starts at their maximum).
+    pub fn lowers(&self) -> impl Iterator<Item = &Bound> {
+        std::iter::once(&self.lower).chain(self.lower_max.iter())
+    }
+
+    /// Every expression of the upper bound (the loop ends before their minimum).
+    pub fn uppers(&self) -> impl Iterator<Item = &Bound> {
+        std::iter::once(&self.upper).chain(self.upper_min.iter())
+    }
+
+    /// The outer loops any bound expression depends on (with repeats).
+    pub fn bound_loops(&self) -> impl Iterator<Item = LoopId> + '_ {
+        self.lowers().chain(self.uppers()).flat_map(|b| b.loops.iter().map(|t| t.of))
+    }
+
+    /// Whether some bound expression depends on an outer loop or a symbol.
+    pub fn is_non_rectangular(&self) -> bool {
+        self.lowers().chain(self.uppers()).any(|b| b.as_constant().is_none())
+    }
 }
 
 /// An access `buffer[matrix · (iv_0, …, iv_{d-1}, 1)]`.
@@ -269,7 +298,7 @@ impl Program {
         let loops: Vec<Loop> = self.nest_loops(nest).cloned().collect();
         let mut symbol_ids: Vec<SymbolId> = loops
             .iter()
-            .flat_map(|l| l.lower.symbols.iter().chain(l.upper.symbols.iter()).map(|t| t.of))
+            .flat_map(|l| l.lowers().chain(l.uppers()).flat_map(|b| b.symbols.iter().map(|t| t.of)))
             .collect();
         symbol_ids.sort_unstable();
         symbol_ids.dedup();

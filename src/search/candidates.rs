@@ -119,7 +119,7 @@ fn rectangular(program: &Program, sched: &Scheduled, window: &[usize]) -> bool {
             return true;
         }
         let l = &program.loops[ent.loop_id];
-        !l.lower.loops.iter().chain(l.upper.loops.iter()).any(|t| ids.contains(&t.of))
+        !l.bound_loops().any(|of| ids.contains(&of))
     })
 }
 
