@@ -407,6 +407,41 @@ int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
 
+/// Vectorizing `loop` by `width` runs each group of `width` consecutive iterations as one:
+/// every operation of the body at once over its lanes, in the body's order. A dependence
+/// carried by the loop keeps its order when its sink is in a later group (a distance of
+/// at least width * step) or when its source operation comes before its sink operation in
+/// the body (the source's vector operation runs first, over all lanes: A[i] = ..; .. =
+/// A[i - 1] stays right). A source at or after its sink in the body, at a distance below
+/// the group's span, would be reordered or run in the same vector operation.
+int32_t checkVectorize(AffineForOp loop, int64_t width, StringRef name, const Report &report) {
+  if (loop.getNumIterOperands() > 0)
+    return checkParallel(loop, name, report); // the reduction's refusal
+  unsigned pos = depthOf(loop);
+  auto accesses = accessesIn(loop, report);
+  if (failed(accesses))
+    return AUTOSCHED_TX_REFUSED;
+  const int64_t span = width * loop.getStepAsInt();
+  for (auto *src : *accesses)
+    for (auto *dst : *accesses) {
+      if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+          (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
+        continue;
+      // An innermost loop: every access is an operation of its body.
+      if (src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst))
+        continue;
+      auto dep = exactDependence(src, dst, pos + 1, /*decide=*/false);
+      if (failed(dep))
+        return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                             name.str());
+      if (*dep && mayHave(**dep, {{pos, 1, span - 1}}))
+        return report.refuseDependence(
+            name.str() + " carries a dependence shorter than " + std::to_string(width) +
+            " iterations from an operation to one before it in the body (or to itself)");
+    }
+  return AUTOSCHED_TX_OK;
+}
+
 /// The super-vectorizer reads and writes consecutive elements along the memref dimension
 /// that varies with the loop; an access moving by another stride (A[2 * i]) would be
 /// silently miscompiled. Every access must move by 0 or 1 per iteration, linearly.
@@ -877,7 +912,7 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
       return report.refuse(n + " runs " + std::to_string(*trips) +
                            " iterations, not a multiple of " + std::to_string(width) +
                            " (the vectorizer makes no remainder loop)");
-    if (int32_t status = checkParallel(l, n, report); status != AUTOSCHED_TX_OK)
+    if (int32_t status = checkVectorize(l, width, n, report); status != AUTOSCHED_TX_OK)
       return status;
     NestedPattern vectorTransfers =
         matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,

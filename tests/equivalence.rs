@@ -88,6 +88,9 @@ fn vectorization_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); vectorize(L0.0:16)");
     equivalent("jacobi-2d.mlir", "jacobi_2d", "vectorize(L0.0.0:8); vectorize(L0.1.0:4)");
     equivalent("transform-fuse.mlir", "producer_consumer", "vectorize(L1.0:16); vectorize(L0.0:4)");
+    // Loops carrying dependences the vector order keeps.
+    equivalent("transform-vectorize-carried.mlir", "forward", "vectorize(L0:4)");
+    equivalent("transform-vectorize-carried.mlir", "far", "vectorize(L0:8)");
     // conv2d (three reduction loops): x moves innermost, then 16 lanes along x.
     equivalent(
         "conv2d.mlir",

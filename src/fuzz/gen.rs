@@ -769,7 +769,7 @@ impl Draw<'_> {
     fn draw_reduction(&mut self, depth: usize) -> Loop {
         let step = *self.rng.pick(&[1, 1, 2]);
         let lb = *self.rng.pick(&[0, 0, 1, -1]);
-        let trips = self.rng.range(1, 6) as i64;
+        let trips = self.rng.range(2, 7) as i64;
         let mut s = self.draw_stmt(depth + 1);
         let buf = s.store.buf;
         let mut element = self.access(buf, depth);
