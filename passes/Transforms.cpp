@@ -407,6 +407,27 @@ int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
 
+/// Whether every use of `v` is a subscript of an affine load or store, or an operand of an
+/// affine.apply whose result is used so too.
+bool usedAsIndexOnly(Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto apply = dyn_cast<AffineApplyOp>(user)) {
+      if (!usedAsIndexOnly(apply.getResult()))
+        return false;
+    } else if (auto load = dyn_cast<AffineReadOpInterface>(user)) {
+      if (use.get() == load.getMemRef())
+        return false;
+    } else if (auto store = dyn_cast<AffineWriteOpInterface>(user)) {
+      if (use.get() == store.getMemRef() || use.get() == store.getValueToStore())
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
 /// Vectorizing `loop` by `width` runs each group of `width` consecutive iterations as one:
 /// every operation of the body at once over its lanes, in the body's order. A dependence
 /// carried by the loop keeps its order when its sink is in a later group (a distance of
@@ -920,6 +941,11 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
     int memRefDim = -1;
     if (failed(checkUnitStride(l, report)))
       return AUTOSCHED_TX_REFUSED;
+    // The vectorizer turns the induction variable's uses into vector indices; a use as a
+    // value (an index_cast, a stored index) it cannot widen, and it fails on the loop.
+    if (!usedAsIndexOnly(l.getInductionVar()))
+      return report.refuse(n + "'s induction variable is used as a value, not only as an "
+                               "index (the vectorizer cannot widen it)");
     if (!isVectorizableLoopBody(l, &memRefDim, vectorTransfers))
       return report.refuse(n + " is not vectorizable (an access varies along more than "
                                "one memref dimension, or the body is not supported)");
