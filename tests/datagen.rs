@@ -80,16 +80,50 @@ fn sampled_schedules_are_legal_and_round_trip() {
         accepted += batch.schedules.len();
     }
     assert!(accepted > 100, "only {accepted} schedules accepted");
-    // Proposals follow the search's stage order.
-    let order = ["fuse", "interchange", "tile", "unroll", "parallelize", "vectorize"];
-    let p = programs::generate(5, 1);
-    let prog = ir::analyze_function(LoadedModule::from_source(&p.mlir).unwrap().functions()[0]).unwrap().program;
-    let mut rng = Rng::new(9);
-    for _ in 0..200 {
-        let s = sampler::propose(&prog, &mut rng);
-        let ranks: Vec<usize> = s.steps.iter().map(|t| order.iter().position(|k| *k == t.kind()).unwrap()).collect();
-        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{s}");
+}
+
+/// The data's schedules are walks through the search's own space: each step is one the
+/// search proposes at that point, stages come in the search's order, and on small programs
+/// every kind of step the search can take is reached.
+#[test]
+fn sampler_walks_the_search_space() {
+    use affine_autosched::search::candidates::{candidates, STAGES};
+    let stage_of = |program: &ir::Program, prefix: &Schedule, t: &affine_autosched::schedule::Transform| {
+        STAGES.iter().position(|st| candidates(program, prefix, *st).contains(t))
+    };
+    let mut kinds_seen = BTreeSet::new();
+    let mut kinds_possible = BTreeSet::new();
+    for i in 0..6 {
+        let p = programs::generate(5, i);
+        let m = LoadedModule::from_source(&p.mlir).unwrap();
+        let func = m.functions()[0];
+        let prog = ir::analyze_function(func).unwrap().program;
+        // What the search could take first, stage by stage: the kinds to reach.
+        let prefix = affine_autosched::transform::Prefix::new(func, &Schedule::default()).unwrap();
+        for st in STAGES {
+            if let Some(t) = candidates(&prog, &Schedule::default(), st).into_iter().find(|t| prefix.check(std::slice::from_ref(t)).is_ok()) {
+                kinds_possible.insert(t.kind());
+            }
+        }
+        let mut rng = Rng::new(9 + i);
+        for _ in 0..40 {
+            let s = sampler::walk(func, &prog, &mut rng, 12);
+            assert!(s.steps.len() <= 12);
+            let mut prefix = Schedule::default();
+            let mut last_stage = 0;
+            for t in &s.steps {
+                let stage = stage_of(&prog, &prefix, t).unwrap_or_else(|| panic!("{s}: {t} is no candidate of the search after {prefix}"));
+                assert!(stage >= last_stage, "{s}: stages out of the search's order");
+                last_stage = stage;
+                kinds_seen.insert(t.kind());
+                prefix.steps.push(t.clone());
+            }
+            // Legal as a whole.
+            datagen::batch_module(&p, std::slice::from_ref(&s)).unwrap();
+        }
     }
+    assert!(kinds_possible.len() >= 4, "{kinds_possible:?}");
+    assert!(kinds_seen.is_superset(&kinds_possible), "reached {kinds_seen:?} of {kinds_possible:?}");
 }
 
 fn points(dir: &std::path::Path) -> Vec<(String, String)> {

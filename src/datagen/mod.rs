@@ -154,7 +154,7 @@ pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError
         if schedules.len() == k {
             break;
         }
-        let s = sampler::propose(&program, &mut rng);
+        let s = sampler::walk(func, &program, &mut rng, crate::options::DEFAULT_MAX_DEPTH as usize);
         let text = s.to_string();
         if s.is_identity() || !seen.insert(text) {
             continue;
