@@ -35,7 +35,9 @@ def run_shard(autosched: str, seed: int, programs: int, schedules: int, shard: i
     work.mkdir(parents=True, exist_ok=True)
     cmd = [autosched, "datagen", "--seed", str(seed), "--programs", str(programs),
            "--schedules-per-program", str(schedules), "--shard", f"{shard}/{shards}",
-           "--reps", str(reps), "--threads", str(threads), "--out", str(work), "--quiet"]
+           "--reps", str(reps), "--threads", str(threads), "--out", str(work), "--quiet",
+           # Shards share the node's cores: each would wait for the others to be quiet.
+           "--no-quiet-wait"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     stem = f"shard-{shard}-of-{shards}"
     data = work / f"{stem}.jsonl"

@@ -208,8 +208,17 @@ fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
     assert!(m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
     assert_eq!(m.timings[0].times.len(), 4);
     assert_eq!(m.timings[1].times.len(), 1, "the slow variant is timed once");
+    assert!(m.timings[1].cut_off && !m.timings[0].cut_off, "and says it was cut off");
     assert!(m.speedup(1) < 1.0 / 3.0, "{}", m.speedup(1));
-    let m = measure::measure("f", &sig, &vs, &MeasureConfig { cutoff: None, ..cfg }).unwrap();
+    let m = measure::measure("f", &sig, &vs, &MeasureConfig { cutoff: None, ..cfg.clone() }).unwrap();
     assert_eq!(m.timings[1].times.len(), 4);
+    assert!(!m.timings[1].cut_off);
+    // Adaptive repetitions: a budget far below one run of both leaves the minimum; a large
+    // one leaves `reps`.
+    let adaptive = |budget: f64| MeasureConfig { cutoff: None, rep_budget: Some(Duration::from_secs_f64(budget)), min_reps: 2, reps: 6, ..cfg.clone() };
+    let m = measure::measure("f", &sig, &vs, &adaptive(1e-6)).unwrap();
+    assert_eq!((m.timings[0].times.len(), m.timings[1].times.len()), (2, 2));
+    let m = measure::measure("f", &sig, &vs, &adaptive(1000.0)).unwrap();
+    assert_eq!((m.timings[0].times.len(), m.timings[1].times.len()), (6, 6));
     let _ = std::fs::remove_dir_all(&dir);
 }

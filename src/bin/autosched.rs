@@ -135,6 +135,11 @@ enum Command {
         /// Skip the programs already in these merged datasets (to grow a committed one).
         #[arg(long)]
         resume_from: Vec<PathBuf>,
+        /// Measure without first waiting for other processes to leave the CPUs (by default
+        /// each batch waits, up to 10 minutes, until under 15% of the CPUs are busy: a build
+        /// beside a measurement spoils it). For several shards on one machine.
+        #[arg(long)]
+        no_quiet_wait: bool,
     },
     /// Merge shard directories and JSON Lines files (plain or .gz) into one gzip-compressed
     /// JSON Lines file, without duplicate points.
@@ -354,9 +359,10 @@ fn datagen(cfg: affine_autosched::datagen::DatagenConfig) -> ExitCode {
             let rate = s.points as f64 / s.wall_s.max(1e-9);
             eprintln!(
                 "datagen shard {}/{}: {} programs measured ({} already done, {} failed), {} points, {} mismatches; \
-                 {:.0} s wall ({:.0} s compiling, {:.0} s running), {:.2} points/s = {:.0} points/hour",
+                 {:.0} s wall ({:.0} s compiling, {:.0} s running, {:.0} s waiting for a quiet machine; \
+                 {} batches measured on a busy one), {:.2} points/s = {:.0} points/hour",
                 cfg.shard.0, cfg.shard.1, s.programs, s.skipped, s.failed, s.points, s.mismatches,
-                s.wall_s, s.compile_s, s.run_s, rate, rate * 3600.0
+                s.wall_s, s.compile_s, s.run_s, s.quiet_wait_s, s.busy_batches, rate, rate * 3600.0
             );
             if s.mismatches > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }
@@ -936,7 +942,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
-        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from } => {
+        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, no_quiet_wait } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -949,6 +955,7 @@ fn main() -> ExitCode {
             }
             datagen(affine_autosched::datagen::DatagenConfig {
                 seed, programs, schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
+                quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
             })
         }
         Command::Merge { inputs, out } => match affine_autosched::datagen::merge(&inputs, &out) {

@@ -91,11 +91,26 @@ pub struct Record {
     #[serde(default = "one")]
     pub rounds: usize,
     pub machine: Machine,
+    /// A variant whose check run took more than [`CUTOFF`] times the identity's is not timed
+    /// further: `time_s` is that one run, and `speedup` a bound (the variant is at most that
+    /// fast). The trainer treats it as a bound, not a value.
+    #[serde(default)]
+    pub censored: bool,
+    /// How busy the CPUs were (other processes) right before the batch was measured, and
+    /// how long the generator waited for them (see `measure::quiet`).
+    #[serde(default)]
+    pub busy_before: f64,
+    #[serde(default)]
+    pub quiet_wait_s: f64,
 }
 
 fn one() -> usize {
     1
 }
+
+/// A variant this many times slower than the identity in its check run is cut off (stored
+/// as a censored point: at most 1 / CUTOFF = 0.25x).
+pub const CUTOFF: f64 = 4.0;
 
 /// A point whose runs spread more than this (relative MAD) is flagged noisy.
 pub const NOISY_SPREAD: f64 = 0.05;
@@ -111,6 +126,9 @@ pub struct DatagenConfig {
     pub progress: bool,
     /// Merged datasets whose programs are already measured (skipped here).
     pub resume_from: Vec<PathBuf>,
+    /// Wait for other processes to leave the CPUs before measuring each batch (None: do
+    /// not look; for a machine where the generator runs beside its own shards).
+    pub quiet: Option<measure::quiet::QuietPolicy>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -238,6 +256,7 @@ pub fn measure_batch(
     batch: &Batch,
     cfg: &MeasureConfig,
     machine: &Machine,
+    quiet: measure::quiet::QuietWait,
 ) -> Result<(Vec<Record>, Vec<String>), DatagenError> {
     let entries_of = |b: &Batch| -> Vec<Entry> {
         (0..=b.schedules.len()).map(|v| Entry { label: format!("v{v}"), library: 0, function: format!("v{v}") }).collect()
@@ -287,6 +306,9 @@ pub fn measure_batch(
             batch_size: entries.len(),
             rounds: m.rounds,
             machine: machine.clone(),
+            censored: timing.cut_off,
+            busy_before: quiet.busy,
+            quiet_wait_s: quiet.waited_s,
         });
     }
     Ok((records, mismatches))
@@ -339,6 +361,10 @@ pub struct Summary {
     pub compile_s: f64,
     pub run_s: f64,
     pub wall_s: f64,
+    /// Seconds spent waiting for a quiet machine, and batches measured on a busy one after
+    /// the wait ran out.
+    pub quiet_wait_s: f64,
+    pub busy_batches: usize,
 }
 
 /// Generates and measures the programs of one shard, resuming where a previous run stopped.
@@ -390,8 +416,19 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
             summary.skipped += 1;
             continue;
         }
-        let outcome = build_batch(&p, cfg.schedules_per_program)
-            .and_then(|b| measure_batch(&p, &b, &cfg.measure, &machine).map(|r| (b, r)));
+        let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|b| {
+            // Compiled and checked; now the timing, on a quiet machine.
+            let quiet = match &cfg.quiet {
+                Some(policy) => measure::quiet::wait_until_quiet(policy, measure::quiet::cpu_busy),
+                None => measure::quiet::QuietWait { waited_s: 0.0, busy: 0.0, quiet: true },
+            };
+            summary.quiet_wait_s += quiet.waited_s;
+            if !quiet.quiet {
+                log::warn!("{}: measured on a busy machine ({:.0}% of the CPUs) after waiting {:.0} s", p.id, quiet.busy * 100.0, quiet.waited_s);
+                summary.busy_batches += 1;
+            }
+            measure_batch(&p, &b, &cfg.measure, &machine, quiet).map(|r| (b, r))
+        });
         match outcome {
             Ok((_, (records, mismatches))) => {
                 for m in &mismatches {
@@ -498,12 +535,17 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), DatagenEr
     Ok((written, duplicates))
 }
 
-/// Measurement settings for data points: short runs, few repetitions, all interleaved.
+/// Measurement settings for data points: all variants interleaved, repetitions adapted to
+/// the run time (about 2 s of timed runs per batch, 3 to 5 repetitions), variants 4x slower
+/// than the identity cut off after their check run.
 pub fn default_measure_config() -> MeasureConfig {
     MeasureConfig {
         warmup: 1,
         reps: 5,
-        timeout: Duration::from_secs(120),
+        min_reps: 3,
+        rep_budget: Some(Duration::from_secs(2)),
+        cutoff: Some(CUTOFF),
+        timeout: Duration::from_secs(300),
         compile_timeout: Duration::from_secs(15),
         remeasure_above: Some(NOISY_SPREAD),
         ..Default::default()

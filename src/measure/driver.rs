@@ -118,17 +118,18 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
     let _ = writeln!(c, "#define NARGS {}", sig.args.len());
     c.push_str(
         "int main(int argc, char **argv) {\n\
-         \x20 if (argc < 8 || (argc - 6) % 2) {\n\
-         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED CUTOFF (LIB SYMBOL)...\\n\"); return 2; }\n\
+         \x20 if (argc < 10 || (argc - 8) % 2) {\n\
+         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED CUTOFF BUDGET MIN_REPS (LIB SYMBOL)...\\n\"); return 2; }\n\
          \x20 const char *out = argv[1]; int warmup = atoi(argv[2]), reps = atoi(argv[3]);\n\
-         \x20 state = strtoull(argv[4], 0, 10) | 1; double cutoff = atof(argv[5]); int nv = (argc - 6) / 2;\n\
+         \x20 state = strtoull(argv[4], 0, 10) | 1; double cutoff = atof(argv[5]); int nv = (argc - 8) / 2;\n\
+         \x20 double budget = atof(argv[6]); int minreps = atoi(argv[7]);\n\
          \x20 kernel_t *fn = calloc(nv, sizeof(kernel_t));\n\
          \x20 double *tc = calloc(nv, sizeof(double)); int *skip = calloc(nv, sizeof(int));\n\
          \x20 for (int v = 0; v < nv; ++v) {\n\
-         \x20   void *h = dlopen(argv[6 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
+         \x20   void *h = dlopen(argv[8 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
          \x20   if (!h) { fprintf(stderr, \"dlopen: %s\\n\", dlerror()); return 3; }\n",
     );
-    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[7 + 2 * v]);\n");
+    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[9 + 2 * v]);\n");
     c.push_str("    if (!fn[v]) { fprintf(stderr, \"dlsym: %s\\n\", dlerror()); return 3; }\n  }\n");
     // Buffers: seeded initial contents and the working copies the kernels run on.
     let mut call_args = Vec::new();
@@ -185,6 +186,10 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
          \x20 printf(\"checked\\n\"); fflush(stdout);\n\
          \x20 for (int v = 1; v < nv; ++v) if (cutoff > 0 && tc[v] > cutoff * tc[0]) {{\n\
          \x20   skip[v] = 1; printf(\"T %d %.9f\\n\", v, tc[v]); }}\n\
+         \x20 if (budget > 0) {{ double per = 0; for (int v = 0; v < nv; ++v) if (!skip[v]) per += tc[v];\n\
+         \x20   double fit = per > 0 ? budget / per : reps; if (fit < reps) reps = fit < minreps ? minreps : (int)fit;\n\
+         \x20   if (warmup > reps) warmup = reps; }}\n\
+         \x20 printf(\"R %d\\n\", reps);\n\
          \x20 for (int w = 0; w < warmup; ++w) for (int v = 0; v < nv; ++v) {{ if (skip[v]) continue; {restore} {call}; }}\n\
          \x20 for (int r = 0; r < reps; ++r) for (int j = 0; j < nv; ++j) {{\n\
          \x20   int v = (r + j) % nv; if (skip[v]) continue; {restore}\n\

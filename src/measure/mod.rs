@@ -10,6 +10,7 @@
 
 pub mod compile;
 pub mod driver;
+pub mod quiet;
 
 use crate::ir::{mlir::Op, ElemType};
 use std::path::{Path, PathBuf};
@@ -130,6 +131,12 @@ pub struct MeasureConfig {
     /// needs to be known as slow (one that forks threads at every iteration of two outer
     /// loops can take seconds per run).
     pub cutoff: Option<f64>,
+    /// Adaptive repetitions: when set, the timed runs of all variants together take about
+    /// this long, estimated from the check runs, with between `min_reps` and `reps`
+    /// repetitions (and no more warm-up runs than repetitions). For the data generator,
+    /// whose programs run from microseconds to seconds.
+    pub rep_budget: Option<Duration>,
+    pub min_reps: usize,
 }
 
 impl Default for MeasureConfig {
@@ -145,6 +152,8 @@ impl Default for MeasureConfig {
             work_dir: None,
             remeasure_above: None,
             cutoff: None,
+            rep_budget: None,
+            min_reps: 1,
         }
     }
 }
@@ -161,6 +170,9 @@ pub struct Timing {
     pub label: String,
     /// Seconds per run, in the order measured.
     pub times: Vec<f64>,
+    /// Cut off after its check run (see `MeasureConfig::cutoff`): its one time is that
+    /// run's, more than `cutoff` times the reference's.
+    pub cut_off: bool,
 }
 
 impl Timing {
@@ -316,19 +328,19 @@ pub fn measure_entries(
         args.push(format!("_mlir_ciface_{}", e.function).into());
     }
     let started = Instant::now();
-    let fresh = || -> Vec<Timing> { entries.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new() }).collect() };
+    let fresh = || -> Vec<Timing> { entries.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new(), cut_off: false }).collect() };
     let worst_spread = |ts: &[Timing]| ts.iter().map(Timing::relative_mad).fold(0.0, f64::max);
     let mut timings: Vec<Timing> = Vec::new();
     let mut rounds = 0;
     loop {
         let stdout = run_with_timeout(&exe, &dir.path, &args, cfg)?;
         let mut round = fresh();
-        parse_times(&stdout, &mut round)?;
+        let reps = parse_times(&stdout, &mut round)?;
         rounds += 1;
         // A variant cut off after its check run has that one time (the reference never is).
-        let complete = |v: usize, t: &Timing| t.times.len() == cfg.reps || (v > 0 && cfg.cutoff.is_some() && t.times.len() == 1);
+        let complete = |v: usize, t: &Timing| t.times.len() == reps || (v > 0 && t.cut_off && t.times.len() == 1);
         if round.iter().enumerate().any(|(v, t)| !complete(v, t)) {
-            return Err(MeasureError::Output(format!("expected {} timed runs per variant", cfg.reps)));
+            return Err(MeasureError::Output(format!("expected {reps} timed runs per variant")));
         }
         // Of two rounds, keep the steadier one whole: every ratio stays one taken within a
         // single run of the driver.
@@ -350,8 +362,10 @@ pub fn measure_entries(
 }
 
 /// Appends the driver's `T <variant> <seconds>` lines to `timings`.
-fn parse_times(stdout: &str, timings: &mut [Timing]) -> Result<(), MeasureError> {
+/// Reads the driver's output into `timings`; returns the repetitions it ran.
+fn parse_times(stdout: &str, timings: &mut [Timing]) -> Result<usize, MeasureError> {
     let mut checked = false;
+    let mut reps = None;
     for line in stdout.lines() {
         if line == "checked" {
             checked = true;
@@ -360,15 +374,18 @@ fn parse_times(stdout: &str, timings: &mut [Timing]) -> Result<(), MeasureError>
         let mut parts = line.split_whitespace();
         match (parts.next(), parts.next().and_then(|v| v.parse::<usize>().ok()), parts.next()) {
             (Some("T"), Some(v), Some(t)) if v < timings.len() => {
-                timings[v].times.push(t.parse().map_err(|_| MeasureError::Output(line.into()))?)
+                timings[v].times.push(t.parse().map_err(|_| MeasureError::Output(line.into()))?);
+                // Before the repetitions are announced, only cut-off variants have times.
+                timings[v].cut_off = reps.is_none();
             }
+            (Some("R"), Some(n), None) => reps = Some(n),
             _ => return Err(MeasureError::Output(line.into())),
         }
     }
     if !checked {
         return Err(MeasureError::Output("the driver did not check its outputs".into()));
     }
-    Ok(())
+    reps.ok_or_else(|| MeasureError::Output("the driver did not say how many repetitions it ran".into()))
 }
 
 /// Runs `cmd` to completion or kills it after `timeout`; returns (status, stdout, stderr).
@@ -433,6 +450,8 @@ fn run_with_timeout(
         .arg(cfg.reps.to_string())
         .arg(cfg.seed.to_string())
         .arg(cfg.cutoff.unwrap_or(0.0).to_string())
+        .arg(cfg.rep_budget.map_or(0.0, |d| d.as_secs_f64()).to_string())
+        .arg(cfg.min_reps.max(1).to_string())
         .args(libs_and_symbols)
         .env("OMP_NUM_THREADS", cfg.threads.to_string());
     let (status, stdout, stderr) = output_with_timeout(cmd, cfg.timeout)?;
