@@ -8,10 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 programs=${1:-3000}
-cmd="autosched datagen --seed 1 --programs $programs --schedules-per-program 16 --out onnx/data/raw-s1"
+cmd="autosched datagen --sizes toy --seed 1 --programs $programs --schedules-per-program 16 --out onnx/data/raw-s1"
 resume=()
 [[ -f onnx/data/dataset.jsonl.gz ]] && resume=(--resume-from onnx/data/dataset.jsonl.gz)
-build/cargo/release/autosched datagen --seed 1 --programs "$programs" --schedules-per-program 16 \
+build/cargo/release/autosched datagen --sizes toy --seed 1 --programs "$programs" --schedules-per-program 16 \
   --out onnx/data/raw-s1 "${resume[@]}" || true
 inputs=(onnx/data/raw-s1)
 [[ -f onnx/data/dataset.jsonl.gz ]] && inputs+=(onnx/data/dataset.jsonl.gz)

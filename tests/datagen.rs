@@ -30,6 +30,35 @@ fn programs_verify_are_modeled_and_cover_every_class() {
     assert_eq!(classes.len(), programs::CLASSES.len(), "{classes:?}");
 }
 
+/// Real-size programs: valid, modeled, every class, working sets under the limit and from
+/// cache-sized to far beyond the last-level cache, names apart from the toy ones.
+#[test]
+fn real_size_programs_are_valid_and_span_the_caches() {
+    let mut classes = BTreeMap::new();
+    let mut sets = Vec::new();
+    for index in 0..300 {
+        let p = programs::generate_sized(11, index, programs::Sizes::Real);
+        assert_eq!(p, programs::generate_sized(11, index, programs::Sizes::Real), "deterministic");
+        assert!(p.id.starts_with("r11-"), "{}", p.id);
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        assert!(prog.loops.iter().all(|l| l.depth < MAX_DEPTH), "{}", p.id);
+        assert!(prog.computations.len() <= MAX_COMPUTATIONS, "{}", p.id);
+        let sig = measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
+        assert!(!sig.args.is_empty());
+        sets.push(bytes);
+        *classes.entry(p.class).or_insert(0) += 1;
+    }
+    assert_eq!(classes.len(), programs::REAL_CLASSES.len(), "{classes:?}");
+    sets.sort_unstable();
+    let (small, large) = (sets[sets.len() / 20], sets[sets.len() * 19 / 20]);
+    assert!(small < 256 << 10 && large > 64 << 20, "5th percentile {small} B, 95th {large} B");
+}
+
 /// Every one of the 300 programs compiles and runs (once, as the identity of a batch).
 #[test]
 fn every_program_runs() {

@@ -135,6 +135,11 @@ enum Command {
         /// Skip the programs already in these merged datasets (to grow a committed one).
         #[arg(long)]
         resume_from: Vec<PathBuf>,
+        /// Program sizes: `real` (identity runs of about 50 µs to seconds, working sets up to
+        /// several times the last-level cache) or `toy` (the first dataset's: microseconds
+        /// to milliseconds).
+        #[arg(long, value_enum, default_value = "real")]
+        sizes: affine_autosched::datagen::programs::Sizes,
         /// Measure without first waiting for other processes to leave the CPUs (by default
         /// each batch waits, up to 10 minutes, until under 15% of the CPUs are busy: a build
         /// beside a measurement spoils it). For several shards on one machine.
@@ -202,6 +207,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         index: u64,
+        /// Program sizes: `real` (what users run) or `toy` (the first dataset's).
+        #[arg(long, value_enum, default_value = "real")]
+        sizes: affine_autosched::datagen::programs::Sizes,
     },
     /// Differential fuzzing: random programs built to break loop transformations go
     /// through the pass (default search, hybrid on a sample, random schedules); every step
@@ -942,7 +950,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
-        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, no_quiet_wait } => {
+        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, sizes, no_quiet_wait } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -956,6 +964,7 @@ fn main() -> ExitCode {
             datagen(affine_autosched::datagen::DatagenConfig {
                 seed, programs, schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
                 quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
+                sizes,
             })
         }
         Command::Merge { inputs, out } => match affine_autosched::datagen::merge(&inputs, &out) {
@@ -1000,8 +1009,8 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
             ExitCode::SUCCESS
         }
-        Command::Program { seed, index } => {
-            let p = affine_autosched::datagen::programs::generate(seed, index);
+        Command::Program { seed, index, sizes } => {
+            let p = affine_autosched::datagen::programs::generate_sized(seed, index, sizes);
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
             ExitCode::SUCCESS
         }

@@ -35,6 +35,41 @@ pub struct Machine {
     pub cores: usize,
     pub llvm: String,
     pub threads: usize,
+    /// The data and unified caches of one core (from sysfs), smallest level first: what
+    /// the data card compares working sets with.
+    #[serde(default)]
+    pub caches: Vec<Cache>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cache {
+    pub level: u32,
+    pub bytes: u64,
+}
+
+/// The data and unified caches of CPU 0, by level (empty where sysfs does not say).
+pub fn detect_caches() -> Vec<Cache> {
+    let mut out = Vec::new();
+    for index in 0..8 {
+        let dir = PathBuf::from(format!("/sys/devices/system/cpu/cpu0/cache/index{index}"));
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok().map(|s| s.trim().to_string());
+        let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size")) else { continue };
+        if kind == "Instruction" {
+            continue;
+        }
+        let bytes = match size.strip_suffix('K') {
+            Some(k) => k.parse::<u64>().ok().map(|k| k * 1024),
+            None => match size.strip_suffix('M') {
+                Some(m) => m.parse::<u64>().ok().map(|m| m << 20),
+                None => size.parse().ok(),
+            },
+        };
+        if let (Ok(level), Some(bytes)) = (level.parse(), bytes) {
+            out.push(Cache { level, bytes });
+        }
+    }
+    out.sort_by_key(|c| c.level);
+    out
 }
 
 impl Machine {
@@ -54,7 +89,13 @@ impl Machine {
                     .map(|l| l.trim().to_string())
             })
             .unwrap_or_else(|| "unknown".into());
-        Machine { cpu, cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), llvm, threads }
+        Machine {
+            cpu,
+            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            llvm,
+            threads,
+            caches: detect_caches(),
+        }
     }
 }
 
@@ -129,6 +170,7 @@ pub struct DatagenConfig {
     /// Wait for other processes to leave the CPUs before measuring each batch (None: do
     /// not look; for a machine where the generator runs beside its own shards).
     pub quiet: Option<measure::quiet::QuietPolicy>,
+    pub sizes: programs::Sizes,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -411,7 +453,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
     };
     for &index in &indices {
         bar.inc(1);
-        let p = programs::generate(cfg.seed, index);
+        let p = programs::generate_sized(cfg.seed, index, cfg.sizes);
         if done.contains(&p.id) {
             summary.skipped += 1;
             continue;

@@ -4,9 +4,16 @@
 //! transposed, strided and broadcast accesses), reductions (with an imperfect or a separate
 //! initialization), contractions (matmul-like, batched), convolutions, stencils (two-buffer
 //! and in-place, with an optional time loop), triangular nests, and chains of sibling nests
-//! linked by temporaries (fusion material). Sizes are drawn so that one run takes from tens
-//! of microseconds to a few milliseconds, with buffers from a few KiB (in cache) to tens of
-//! MiB (not).
+//! linked by temporaries (fusion material).
+//!
+//! Two size profiles. `Sizes::Toy` (the first dataset): one run takes from tens of
+//! microseconds to a few milliseconds. `Sizes::Real`: what users run, with loop iterations
+//! drawn log-normally from 2^16 to 2^31 (identity runs from about 50 µs to seconds, median
+//! in the tens of milliseconds), working sets from a few KiB to a few hundred MiB (L1 to
+//! several times the last-level cache), and the DNN and PolyBench classes besides: DNN
+//! convolutions of every common kind (standard, depthwise, grouped, pointwise, strided,
+//! dilated), pooling, matmul chains with transposed operands, normalization, triangular
+//! solvers, covariance, and 3-D stencils.
 
 use super::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -25,8 +32,15 @@ pub enum ProgramClass {
     Stencil,
     Triangular,
     MultiNest,
+    DnnConvolution,
+    Pooling,
+    MatmulChain,
+    Normalization,
+    Solver,
+    DataMining,
 }
 
+/// The classes of `Sizes::Toy`.
 pub const CLASSES: [ProgramClass; 7] = [
     ProgramClass::Elementwise,
     ProgramClass::Reduction,
@@ -36,6 +50,36 @@ pub const CLASSES: [ProgramClass; 7] = [
     ProgramClass::Triangular,
     ProgramClass::MultiNest,
 ];
+
+/// The classes of `Sizes::Real`: the toy classes and the DNN and PolyBench ones.
+pub const REAL_CLASSES: [ProgramClass; 13] = [
+    ProgramClass::Elementwise,
+    ProgramClass::Reduction,
+    ProgramClass::Contraction,
+    ProgramClass::Convolution,
+    ProgramClass::Stencil,
+    ProgramClass::Triangular,
+    ProgramClass::MultiNest,
+    ProgramClass::DnnConvolution,
+    ProgramClass::Pooling,
+    ProgramClass::MatmulChain,
+    ProgramClass::Normalization,
+    ProgramClass::Solver,
+    ProgramClass::DataMining,
+];
+
+/// How big the generated programs are (see the module's documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Sizes {
+    Toy,
+    Real,
+}
+
+/// The largest working set (bytes of all buffers) of a `Sizes::Real` program: several
+/// times the last-level caches of the machines used (32 MiB here), and small enough for a
+/// batch's driver (two copies of every buffer) to fit in memory beside its neighbours.
+pub const MAX_WORKING_SET: u64 = 384 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeneratedProgram {
@@ -77,6 +121,10 @@ enum Bin {
 
 /// Emits one `func.func` as text, keeping track of SSA names, buffers and indentation.
 struct Gen {
+    sizes: Sizes,
+    /// Multiplies every drawn iteration budget (a program over the working-set limit is
+    /// drawn again, smaller).
+    shrink: f64,
     ty: Ty,
     bufs: Vec<Vec<i64>>,
     consts: Vec<(String, String)>,
@@ -87,8 +135,33 @@ struct Gen {
 }
 
 impl Gen {
-    fn new(ty: Ty) -> Self {
-        Gen { ty, bufs: Vec::new(), consts: Vec::new(), body: String::new(), depth: 0, next_value: 0, next_iv: 0 }
+    fn new(ty: Ty, sizes: Sizes, shrink: f64) -> Self {
+        Gen { sizes, shrink, ty, bufs: Vec::new(), consts: Vec::new(), body: String::new(), depth: 0, next_value: 0, next_iv: 0 }
+    }
+
+    /// Iterations of a program: toy: 2^14..2^20, uniform in the exponent; real: 2^16..2^31,
+    /// the exponent the mean of three uniforms (a bell around 2^23.5: runs of tens of ms).
+    fn budget(&self, rng: &mut Rng) -> f64 {
+        match self.sizes {
+            Sizes::Toy => (1u64 << rng.range(14, 20)) as f64,
+            Sizes::Real => {
+                let u: f64 = (0..3).map(|_| rng.below(1_000_001) as f64 / 1e6).sum::<f64>() / 3.0;
+                2f64.powf(16.0 + 15.0 * u) * self.shrink
+            }
+        }
+    }
+
+    fn elem_bytes(&self) -> u64 {
+        if self.ty == Ty::F64 {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// Bytes of every buffer.
+    fn working_set(&self) -> u64 {
+        self.bufs.iter().map(|s| s.iter().product::<i64>().max(1) as u64 * self.elem_bytes()).sum()
     }
 
     fn memref(&self, shape: &[i64]) -> String {
@@ -215,10 +288,6 @@ fn extents(rng: &mut Rng, depth: usize, budget: f64) -> Vec<i64> {
         .collect()
 }
 
-fn budget(rng: &mut Rng) -> f64 {
-    (1u64 << rng.range(14, 20)) as f64
-}
-
 fn ivs(list: &[String], idx: &[usize]) -> Vec<String> {
     idx.iter().map(|&i| list[i].clone()).collect()
 }
@@ -264,7 +333,7 @@ fn elementwise(rng: &mut Rng, g: &mut Gen, ext: &[i64], inputs: usize, out: Opti
 
 fn gen_elementwise(rng: &mut Rng, g: &mut Gen) {
     let depth = rng.range(1, 4);
-    let b = budget(rng);
+    let b = g.budget(rng);
 
     let ext = extents(rng, depth, b);
     let inputs = rng.range(1, 3);
@@ -310,7 +379,7 @@ fn reduction(rng: &mut Rng, g: &mut Gen, ext: &[i64], kept: usize, input: Option
 
 fn gen_reduction(rng: &mut Rng, g: &mut Gen) {
     let depth = rng.range(2, 4);
-    let b = budget(rng);
+    let b = g.budget(rng);
 
     let ext = extents(rng, depth, b);
     let kept = rng.range(0, depth - 1);
@@ -319,7 +388,7 @@ fn gen_reduction(rng: &mut Rng, g: &mut Gen) {
 
 fn gen_contraction(rng: &mut Rng, g: &mut Gen) {
     let batched = rng.chance(0.25);
-    let b = budget(rng) * 2.0;
+    let b = g.budget(rng) * 2.0;
 
     let ext = extents(rng, 3, b);
     let (ni, nj, nk) = (ext[0], ext[1], ext[2]);
@@ -358,7 +427,7 @@ fn gen_convolution(rng: &mut Rng, g: &mut Gen) {
     let with_f = rng.chance(0.6);
     let with_c = rng.chance(0.6);
     let k = *rng.pick(&[3i64, 3, 5]);
-    let b = budget(rng) / (k * k) as f64;
+    let b = g.budget(rng) / (k * k) as f64;
 
     let outer = extents(rng, 2, b);
     let (ny, nx) = (outer[0], outer[1]);
@@ -411,7 +480,7 @@ fn gen_stencil(rng: &mut Rng, g: &mut Gen) {
     let rank = rng.range(1, 3);
     let time = rng.chance(0.5);
     let steps = if time { rng.range(2, 6) as i64 } else { 1 };
-    let b = budget(rng) / steps as f64;
+    let b = g.budget(rng) / steps as f64;
 
     let ext = extents(rng, rank, b);
     let shape: Vec<i64> = ext.iter().map(|e| e + 2).collect();
@@ -466,10 +535,10 @@ fn gen_stencil(rng: &mut Rng, g: &mut Gen) {
 }
 
 fn gen_triangular(rng: &mut Rng, g: &mut Gen) {
-    let b = budget(rng) * 2.0;
+    let b = g.budget(rng) * 2.0;
     let n = extents(rng, 2, b)[0];
     let with_k = rng.chance(0.6);
-    let b = budget(rng) / (n * n / 2) as f64;
+    let b = g.budget(rng) / (n * n / 2) as f64;
     let nk = if with_k { extents(rng, 1, b)[0].clamp(4, 256) } else { 1 };
     let lower = rng.chance(0.5);
     let c = g.buffer(vec![n, n]);
@@ -502,7 +571,7 @@ fn gen_triangular(rng: &mut Rng, g: &mut Gen) {
 
 fn gen_multi_nest(rng: &mut Rng, g: &mut Gen) {
     let depth = rng.range(1, 3);
-    let b = budget(rng) / 2.0;
+    let b = g.budget(rng) / 2.0;
 
     let ext = extents(rng, depth, b);
     let nests = rng.range(2, 3);
@@ -529,16 +598,348 @@ fn gen_multi_nest(rng: &mut Rng, g: &mut Gen) {
     }
 }
 
-/// The program of item `index` of the stream `seed`.
+/// Picks a size near `target` among the usual layer sizes (powers of two and their 1.5x).
+fn layer_size(rng: &mut Rng, target: f64, lo: i64, hi: i64) -> i64 {
+    let candidates: Vec<i64> = [3i64, 4, 6, 7, 8, 12, 14, 16, 24, 28, 32, 48, 56, 64, 96, 112, 128, 192, 224, 256, 384, 512]
+        .into_iter()
+        .filter(|&s| s >= lo && s <= hi)
+        .collect();
+    let near = candidates.iter().copied().min_by(|a, b| {
+        ((*a as f64).ln() - target.max(1.0).ln()).abs().total_cmp(&((*b as f64).ln() - target.max(1.0).ln()).abs())
+    });
+    let i = candidates.iter().position(|&s| Some(s) == near).unwrap_or(0);
+    // One step either way now and then.
+    let j = match rng.below(4) {
+        0 => i.saturating_sub(1),
+        1 => (i + 1).min(candidates.len() - 1),
+        _ => i,
+    };
+    candidates[j]
+}
+
+/// `a * s + b * d` for loop ivs, as a subscript (`s`, `d` small constants).
+fn scaled(a: &str, s: i64, b: &str, d: i64) -> String {
+    let t = |v: &str, k: i64| if k == 1 { v.to_string() } else { format!("{v} * {k}") };
+    format!("{} + {}", t(a, s), t(b, d))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum ConvKind {
+    Standard,
+    Depthwise,
+    Grouped,
+    Pointwise,
+}
+
+/// A DNN convolution layer (NCHW, batch 1): standard, depthwise, grouped or pointwise, with a
+/// stride and a dilation: out[f][y][x] += in[c][y*s + r*d][x*s + q*d] * w[f][c][r][q].
+fn gen_dnn_convolution(rng: &mut Rng, g: &mut Gen) {
+    let kind = *rng.pick(&[ConvKind::Standard, ConvKind::Standard, ConvKind::Depthwise, ConvKind::Grouped, ConvKind::Pointwise]);
+    let k = if kind == ConvKind::Pointwise { 1 } else { *rng.pick(&[3i64, 3, 3, 5, 7]) };
+    let stride = *rng.pick(&[1i64, 1, 1, 2]);
+    let dilation = if k > 1 && rng.chance(0.2) { 2 } else { 1 };
+    let b = g.budget(rng);
+    // Channels first (layers have 16..512), then the spatial size from what is left.
+    let target = 2f64.powf(4.0 + 4.0 * rng.below(1001) as f64 / 1000.0);
+    let c = layer_size(rng, target, 3, 512);
+    let groups = match kind {
+        ConvKind::Grouped => *rng.pick(&[2i64, 4, 8]).min(&c),
+        ConvKind::Depthwise => c,
+        _ => 1,
+    };
+    let c = c / groups * groups;
+    let f = match kind {
+        ConvKind::Depthwise => c,
+        ConvKind::Grouped => (layer_size(rng, c as f64, 8, 512) / groups).max(1) * groups,
+        _ => {
+            let target = c as f64 * [0.5, 1.0, 2.0][rng.below(3)];
+            layer_size(rng, target, 8, 512)
+        }
+    };
+    let per_output = (c / groups) * k * k;
+    let hw = (b / (f * per_output) as f64).sqrt();
+    let out = layer_size(rng, hw, 3, 224);
+    let span = (k - 1) * dilation + 1;
+    let inp = (out - 1) * stride + span;
+    let input = g.buffer(vec![c, inp, inp]);
+    let w = g.buffer(if kind == ConvKind::Depthwise { vec![c, k, k] } else { vec![f, c / groups, k, k] });
+    let o = g.buffer(vec![f, out, out]);
+    let (cg, fg) = (c / groups, f / groups);
+    // Loops: (group), filter, y, x, channel (in the group), r, q.
+    let grp = (kind == ConvKind::Grouped).then(|| g.open_n(groups));
+    let fo = g.open_n(if kind == ConvKind::Grouped { fg } else { f });
+    let y = g.open_n(out);
+    let x = g.open_n(out);
+    let ci = (kind != ConvKind::Depthwise).then(|| g.open_n(cg));
+    let (r, q) = if k > 1 { (Some(g.open_n(k)), Some(g.open_n(k))) } else { (None, None) };
+    let fsub = match &grp {
+        Some(gv) => format!("{gv} * {fg} + {fo}"),
+        None => fo.clone(),
+    };
+    let csub = match (&grp, &ci) {
+        (Some(gv), Some(ci)) => format!("{gv} * {cg} + {ci}"),
+        (None, Some(ci)) => ci.clone(),
+        _ => fo.clone(), // depthwise: the channel is the filter
+    };
+    let spatial = |base: &str, off: &Option<String>| match off {
+        Some(o) => scaled(base, stride, o, dilation),
+        None if stride == 1 => base.to_string(),
+        None => format!("{base} * {stride}"),
+    };
+    let vi = g.load(input, &[csub.clone(), spatial(&y, &r), spatial(&x, &q)]);
+    let mut wsub = match kind {
+        ConvKind::Depthwise => vec![fo.clone()],
+        _ => vec![fsub.clone(), ci.clone().unwrap_or_default()],
+    };
+    wsub.extend(r.iter().cloned().chain(q.iter().cloned()));
+    if k == 1 && kind != ConvKind::Depthwise {
+        wsub.extend(["0".to_string(), "0".to_string()]);
+    }
+    let vw = g.load(w, &wsub);
+    let osub = vec![fsub, y.clone(), x.clone()];
+    let vo = g.load(o, &osub);
+    let p = g.bin(Bin::Mul, &vi, &vw);
+    let s = g.bin(Bin::Add, &vo, &p);
+    g.store(&s, o, &osub);
+    let depth = 3 + grp.is_some() as usize + ci.is_some() as usize + 2 * (k > 1) as usize;
+    for _ in 0..depth {
+        g.close();
+    }
+}
+
+/// Max or sum pooling over a window with a stride: out[c][y][x] = in[c][y*s][x*s], then
+/// combined with the rest of the window.
+fn gen_pooling(rng: &mut Rng, g: &mut Gen) {
+    let k = *rng.pick(&[2i64, 3, 3]);
+    let stride = *rng.pick(&[1i64, 2, 2]);
+    let b = g.budget(rng) / (k * k) as f64;
+    let target = 2f64.powf(4.0 + 4.0 * rng.below(1001) as f64 / 1000.0);
+    let c = layer_size(rng, target, 3, 512);
+    let out = layer_size(rng, (b / c as f64).sqrt(), 3, 224);
+    let inp = (out - 1) * stride + k;
+    let input = g.buffer(vec![c, inp, inp]);
+    let o = g.buffer(vec![c, out, out]);
+    let op = if rng.chance(0.6) { Bin::Max } else { Bin::Add };
+    let cv = g.open_n(c);
+    let y = g.open_n(out);
+    let x = g.open_n(out);
+    let first = g.load(input, &[cv.clone(), spatial_at(&y, stride), spatial_at(&x, stride)]);
+    let osub = vec![cv.clone(), y.clone(), x.clone()];
+    g.store(&first, o, &osub);
+    let r = g.open_n(k);
+    let q = g.open_n(k);
+    let v = g.load(input, &[cv, scaled(&y, stride, &r, 1), scaled(&x, stride, &q, 1)]);
+    let acc = g.load(o, &osub);
+    let m = g.bin(op, &acc, &v);
+    g.store(&m, o, &osub);
+    for _ in 0..5 {
+        g.close();
+    }
+}
+
+fn spatial_at(iv: &str, stride: i64) -> String {
+    if stride == 1 {
+        iv.to_string()
+    } else {
+        format!("{iv} * {stride}")
+    }
+}
+
+/// Two chained matrix products (2mm-like, attention-like): T = A·B, then D += T·C, with B or
+/// C transposed now and then, each product with its own initialization nest.
+fn gen_matmul_chain(rng: &mut Rng, g: &mut Gen) {
+    let b = g.budget(rng) / 2.0;
+    let e = extents(rng, 4, b.powf(4.0 / 3.0));
+    let (ni, nk, nj, nl) = (e[0], e[1], e[2], e[3]);
+    let (bt, ct) = (rng.chance(0.4), rng.chance(0.4));
+    let a = g.buffer(vec![ni, nk]);
+    let bm = g.buffer(if bt { vec![nj, nk] } else { vec![nk, nj] });
+    let t = g.buffer(vec![ni, nj]);
+    let cm = g.buffer(if ct { vec![nl, nj] } else { vec![nj, nl] });
+    let d = g.buffer(vec![ni, nl]);
+    let zero = g.constant(0.0);
+    let product = |g: &mut Gen, lhs: usize, rhs: usize, out: usize, (n1, n2, n3): (i64, i64, i64), transposed: bool, init: bool| {
+        let i = g.open_n(n1);
+        let j = g.open_n(n2);
+        if init {
+            g.store(&zero, out, &[i.clone(), j.clone()]);
+        }
+        let k = g.open_n(n3);
+        let va = g.load(lhs, &[i.clone(), k.clone()]);
+        let vb = g.load(rhs, &if transposed { [j.clone(), k.clone()] } else { [k.clone(), j.clone()] });
+        let vo = g.load(out, &[i.clone(), j.clone()]);
+        let p = g.bin(Bin::Mul, &va, &vb);
+        let s = g.bin(Bin::Add, &vo, &p);
+        g.store(&s, out, &[i, j]);
+        for _ in 0..3 {
+            g.close();
+        }
+    };
+    product(g, a, bm, t, (ni, nj, nk), bt, true);
+    product(g, t, cm, d, (ni, nl, nj), ct, rng.chance(0.5));
+}
+
+/// Row normalization (at most [`crate::limits::MAX_COMPUTATIONS`] statements): either
+/// mean[r] = Σ x[r][c]; y[r][c] = (x[r][c] - mean[r] * k) * scale, or the second-moment
+/// form ms[r] = Σ x[r][c]²; y[r][c] = x[r][c] * ms[r].
+fn gen_normalization(rng: &mut Rng, g: &mut Gen) {
+    let second_moment = rng.chance(0.4);
+    let b = g.budget(rng) / 2.0;
+    let e = extents(rng, 2, b);
+    let (nr, nc) = (e[0], e[1]);
+    let x = g.buffer(vec![nr, nc]);
+    let stat = g.buffer(vec![nr]);
+    let y = g.buffer(vec![nr, nc]);
+    let zero = g.constant(0.0);
+    let inv = g.constant(if g.ty.is_float() { 1.0 / nc as f64 } else { 1.0 });
+    let scale = g.constant(if g.ty.is_float() { 0.5 } else { 3.0 });
+    let r = g.open_n(nr);
+    g.store(&zero, stat, &[r.clone()]);
+    let c = g.open_n(nc);
+    let v = g.load(x, &[r.clone(), c.clone()]);
+    let term = if second_moment { g.bin(Bin::Mul, &v, &v) } else { v };
+    let m = g.load(stat, &[r.clone()]);
+    let s = g.bin(Bin::Add, &m, &term);
+    g.store(&s, stat, &[r.clone()]);
+    g.close();
+    g.close();
+    let r = g.open_n(nr);
+    let c = g.open_n(nc);
+    let v = g.load(x, &[r.clone(), c.clone()]);
+    let m = g.load(stat, &[r.clone()]);
+    let mk = g.bin(Bin::Mul, &m, &inv);
+    let out = if second_moment {
+        g.bin(Bin::Mul, &v, &mk)
+    } else {
+        let d = g.bin(Bin::Sub, &v, &mk);
+        g.bin(Bin::Mul, &d, &scale)
+    };
+    g.store(&out, y, &[r, c]);
+    g.close();
+    g.close();
+}
+
+/// Triangular solvers and factorizations, whose dependences limit the schedules:
+/// forward substitution x[i][b] -= L[i][j] * x[j][b] (j < i, several right-hand sides),
+/// or the LU-like update A[i][j] -= A[i][k] * A[k][j] (k < i, j).
+fn gen_solver(rng: &mut Rng, g: &mut Gen) {
+    if rng.chance(0.5) {
+        let b = g.budget(rng) * 2.0;
+        let nb = if rng.chance(0.6) { layer_size(rng, 32.0, 3, 256) } else { 1 };
+        let n = (b / nb as f64).sqrt().clamp(8.0, 8192.0) as i64;
+        let l = g.buffer(vec![n, n]);
+        let x = g.buffer(vec![n, nb]);
+        let i = g.open_n(n);
+        let rhs_outside = nb > 1 && rng.chance(0.5);
+        let bv = if rhs_outside { Some(g.open_n(nb)) } else { None };
+        let j = g.open("0", &format!("affine_map<(d0) -> (d0)>({i})"));
+        let bv = bv.unwrap_or_else(|| g.open_n(nb));
+        let vl = g.load(l, &[i.clone(), j.clone()]);
+        let vx = g.load(x, &[j, bv.clone()]);
+        let vi = g.load(x, &[i.clone(), bv.clone()]);
+        let p = g.bin(Bin::Mul, &vl, &vx);
+        let s = g.bin(Bin::Sub, &vi, &p);
+        g.store(&s, x, &[i, bv]);
+        for _ in 0..3 {
+            g.close();
+        }
+    } else {
+        let b = g.budget(rng) * 3.0;
+        let n = b.cbrt().clamp(8.0, 2048.0) as i64;
+        let a = g.buffer(vec![n, n]);
+        let k = g.open_n(n);
+        let i = g.open(&format!("affine_map<(d0) -> (d0 + 1)>({k})"), &n.to_string());
+        let j = g.open(&format!("affine_map<(d0) -> (d0 + 1)>({k})"), &n.to_string());
+        let vik = g.load(a, &[i.clone(), k.clone()]);
+        let vkj = g.load(a, &[k, j.clone()]);
+        let vij = g.load(a, &[i.clone(), j.clone()]);
+        let p = g.bin(Bin::Mul, &vik, &vkj);
+        let s = g.bin(Bin::Sub, &vij, &p);
+        g.store(&s, a, &[i, j]);
+        for _ in 0..3 {
+            g.close();
+        }
+    }
+}
+
+/// Covariance (PolyBench's data mining): column means, centring, then the upper triangle of
+/// Dᵀ·D accumulated into `cov` (four statements: the model's limit).
+fn gen_data_mining(rng: &mut Rng, g: &mut Gen) {
+    let b = g.budget(rng) * 2.0;
+    let e = extents(rng, 3, b);
+    let (nn, nm) = (e[0].max(8), e[1].max(8));
+    let data = g.buffer(vec![nn, nm]);
+    let mean = g.buffer(vec![nm]);
+    let cov = g.buffer(vec![nm, nm]);
+    let zero = g.constant(0.0);
+    let inv = g.constant(if g.ty.is_float() { 1.0 / nn as f64 } else { 1.0 });
+    let j = g.open_n(nm);
+    g.store(&zero, mean, &[j.clone()]);
+    let i = g.open_n(nn);
+    let v = g.load(data, &[i, j.clone()]);
+    let m = g.load(mean, &[j.clone()]);
+    let s = g.bin(Bin::Add, &m, &v);
+    g.store(&s, mean, &[j]);
+    g.close();
+    g.close();
+    let i = g.open_n(nn);
+    let j = g.open_n(nm);
+    let v = g.load(data, &[i.clone(), j.clone()]);
+    let m = g.load(mean, &[j.clone()]);
+    let mk = g.bin(Bin::Mul, &m, &inv);
+    let d = g.bin(Bin::Sub, &v, &mk);
+    g.store(&d, data, &[i, j]);
+    g.close();
+    g.close();
+    let i = g.open_n(nm);
+    let j = g.open(&format!("affine_map<(d0) -> (d0)>({i})"), &nm.to_string());
+    let k = g.open_n(nn);
+    let a = g.load(data, &[k.clone(), i.clone()]);
+    let bb = g.load(data, &[k, j.clone()]);
+    let c = g.load(cov, &[i.clone(), j.clone()]);
+    let p = g.bin(Bin::Mul, &a, &bb);
+    let s = g.bin(Bin::Add, &c, &p);
+    g.store(&s, cov, &[i, j]);
+    for _ in 0..3 {
+        g.close();
+    }
+}
+
+/// The program of item `index` of the stream `seed` (toy sizes: the first dataset's).
 pub fn generate(seed: u64, index: u64) -> GeneratedProgram {
-    let mut rng = Rng::for_item(seed, index);
-    let class = *rng.pick(&CLASSES);
+    generate_sized(seed, index, Sizes::Toy)
+}
+
+/// The program of item `index` of the stream `seed` at the given sizes. Real-size programs
+/// are named `r<seed>-p<index>` (toy ones `s<seed>-p<index>`), so the two never collide in
+/// a dataset; one over [`MAX_WORKING_SET`] is drawn again with a quarter of the iterations.
+pub fn generate_sized(seed: u64, index: u64, sizes: Sizes) -> GeneratedProgram {
+    let mut shrink = 1.0;
+    loop {
+        let (class, g) = draw(seed, index, sizes, shrink);
+        if sizes == Sizes::Toy || g.working_set() <= MAX_WORKING_SET || shrink < 1e-6 {
+            let prefix = if sizes == Sizes::Toy { "s" } else { "r" };
+            return GeneratedProgram { id: format!("{prefix}{seed}-p{index}"), seed, index, class, mlir: g.finish() };
+        }
+        shrink /= 4.0;
+    }
+}
+
+fn draw(seed: u64, index: u64, sizes: Sizes, shrink: f64) -> (ProgramClass, Gen) {
+    let mut rng = match sizes {
+        Sizes::Toy => Rng::for_item(seed, index),
+        Sizes::Real => Rng::for_item(seed ^ 0x5ea1_5123, index),
+    };
+    let class = match sizes {
+        Sizes::Toy => *rng.pick(&CLASSES),
+        Sizes::Real => *rng.pick(&REAL_CLASSES),
+    };
     let ty = match rng.below(20) {
         0..=11 => Ty::F32,
         12..=16 => Ty::F64,
         _ => Ty::I32,
     };
-    let mut g = Gen::new(ty);
+    let mut g = Gen::new(ty, sizes, shrink);
     match class {
         ProgramClass::Elementwise => gen_elementwise(&mut rng, &mut g),
         ProgramClass::Reduction => gen_reduction(&mut rng, &mut g),
@@ -547,6 +948,12 @@ pub fn generate(seed: u64, index: u64) -> GeneratedProgram {
         ProgramClass::Stencil => gen_stencil(&mut rng, &mut g),
         ProgramClass::Triangular => gen_triangular(&mut rng, &mut g),
         ProgramClass::MultiNest => gen_multi_nest(&mut rng, &mut g),
+        ProgramClass::DnnConvolution => gen_dnn_convolution(&mut rng, &mut g),
+        ProgramClass::Pooling => gen_pooling(&mut rng, &mut g),
+        ProgramClass::MatmulChain => gen_matmul_chain(&mut rng, &mut g),
+        ProgramClass::Normalization => gen_normalization(&mut rng, &mut g),
+        ProgramClass::Solver => gen_solver(&mut rng, &mut g),
+        ProgramClass::DataMining => gen_data_mining(&mut rng, &mut g),
     }
-    GeneratedProgram { id: format!("s{seed}-p{index}"), seed, index, class, mlir: g.finish() }
+    (class, g)
 }
