@@ -1,4 +1,4 @@
-"""Writes the data card of a dataset: onnx/data/README.md and onnx/data/speedups.png.
+"""Writes the data card of a dataset: README.md, speedups.png and sizes.png in --out-dir.
 
     .venv/bin/python onnx/data_card.py onnx/data/dataset.jsonl.gz [--failed DIR]
 """
@@ -25,6 +25,41 @@ def load(path: pathlib.Path):
         for line in f:
             if line.strip():
                 yield json.loads(line)
+
+
+ELEM_BYTES = {"f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4, "f64": 8, "i64": 8, "index": 8, "i1": 1, "i8": 1}
+
+
+def working_set(point) -> int:
+    """Bytes of every buffer of the point's program."""
+    total = 0
+    for b in point["representation"]["buffers"]:
+        n = 1
+        for d in b["shape"]:
+            n *= d
+        total += n * ELEM_BYTES.get(b["element_type"], 4)
+    return total
+
+
+def size_histograms(identities, caches, path: pathlib.Path):
+    """Per class: identity run times, and working sets against the cache sizes."""
+    classes = sorted({p["class"] for p in identities})
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for c in classes:
+        times = [math.log10(p["identity_time_s"]) for p in identities if p["class"] == c]
+        sets = [math.log2(max(working_set(p), 1)) for p in identities if p["class"] == c]
+        axes[0].hist(times, bins=30, histtype="step", label=c)
+        axes[1].hist(sets, bins=30, histtype="step", label=c)
+    axes[0].set_xlabel("log10(identity run time, s)")
+    axes[1].set_xlabel("log2(working set, bytes)")
+    for cache in caches:
+        axes[1].axvline(math.log2(cache["bytes"]), color="black", linewidth=0.8, linestyle="--")
+        axes[1].text(math.log2(cache["bytes"]), axes[1].get_ylim()[1] * 0.95, f" L{cache['level']}", fontsize=8)
+    for ax in axes:
+        ax.set_ylabel("programs")
+    axes[1].legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
 
 
 def main(argv=None) -> int:
@@ -110,7 +145,37 @@ def main(argv=None) -> int:
     lines += ["", "| transformation | schedules using it |", "| --- | ---: |"]
     for k, n in kinds.most_common():
         lines.append(f"| {k} | {n} |")
-    lines += ["", "![speedup histogram](speedups.png)", ""]
+    identities = [p for p in points if not p["schedule"]]
+    caches = machine.get("caches", [])
+    size_histograms(identities, caches, args.out_dir / "sizes.png")
+    times = [p["identity_time_s"] for p in identities]
+    sets = [working_set(p) for p in identities]
+    llc = max((c["bytes"] for c in caches), default=0)
+    censored = sum(bool(p.get("censored")) for p in points)
+    cache_text = ", ".join("L%d %d KiB" % (c["level"], c["bytes"] // 1024) for c in caches)
+    waited = sum(p.get("quiet_wait_s", 0.0) for p in identities)
+    lines += [
+        "",
+        "## Sizes",
+        "",
+        f"Identity run time: median {statistics.median(times) * 1e3:.2f} ms, 5th percentile "
+        f"{q(times, 0.05) * 1e3:.3f} ms, 95th {q(times, 0.95) * 1e3:.1f} ms, max {max(times) * 1e3:.1f} ms. "
+        f"Working set: median {statistics.median(sets) / 2**20:.2f} MiB, 5th percentile {q(sets, 0.05) / 2**10:.1f} KiB, "
+        f"95th {q(sets, 0.95) / 2**20:.1f} MiB"
+        + (f"; {sum(s > llc for s in sets) / len(sets):.0%} of the programs exceed the last-level cache "
+           f"({llc / 2**20:.0f} MiB) and {sum(s > 4 * llc for s in sets) / len(sets):.0%} four times it." if llc else "."),
+        f"Caches of the machine: {cache_text or 'not recorded'}.",
+        f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
+        f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s.",
+        "",
+        "| class | identity median ms | working set median MiB |",
+        "| --- | ---: | ---: |",
+    ]
+    for c in sorted({p["class"] for p in identities}):
+        ts = [p["identity_time_s"] for p in identities if p["class"] == c]
+        ws = [working_set(p) for p in identities if p["class"] == c]
+        lines.append(f"| {c} | {statistics.median(ts) * 1e3:.2f} | {statistics.median(ws) / 2**20:.2f} |")
+    lines += ["", "![speedup histogram](speedups.png)", "", "![run times and working sets per class](sizes.png)", ""]
     (args.out_dir / "README.md").write_text("\n".join(l for l in lines if l is not None) + "\n")
     print(f"{len(points)} points, {programs} programs -> {args.out_dir / 'README.md'}")
     return 0

@@ -29,13 +29,14 @@ DEFAULT_AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
 
 @ray.remote(num_cpus=1, max_retries=2)
 def run_shard(autosched: str, seed: int, programs: int, schedules: int, shard: int, shards: int,
-              reps: int, threads: int) -> dict:
+              reps: int, threads: int, sizes: str = "real") -> dict:
     """Runs one shard on the node this task landed on; returns its points and failures."""
     work = pathlib.Path(tempfile.gettempdir()) / f"autosched-ray-s{seed}-{shard}-of-{shards}"
     work.mkdir(parents=True, exist_ok=True)
     cmd = [autosched, "datagen", "--seed", str(seed), "--programs", str(programs),
            "--schedules-per-program", str(schedules), "--shard", f"{shard}/{shards}",
            "--reps", str(reps), "--threads", str(threads), "--out", str(work), "--quiet",
+           "--sizes", sizes,
            # Shards share the node's cores: each would wait for the others to be quiet.
            "--no-quiet-wait"]
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--schedules-per-program", type=int, default=16)
     ap.add_argument("--shards", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sizes", choices=["real", "toy"], default="real",
+                    help="program sizes (real: what users run; toy: the first dataset's)")
     ap.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS of parallel variants")
     ap.add_argument("--num-cpus", type=int, help="CPUs of the local Ray instance")
     ap.add_argument("--out", type=pathlib.Path, required=True)
@@ -76,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
     todo = [i for i in range(args.shards) if not shard_file(i).exists()]
     futures = [run_shard.remote(args.autosched, args.seed, args.programs, args.schedules_per_program,
-                                i, args.shards, args.reps, args.threads) for i in todo]
+                                i, args.shards, args.reps, args.threads, args.sizes) for i in todo]
     status = 0
     with tqdm(total=len(futures), desc="shards", unit="shard") as bar:
         pending = futures

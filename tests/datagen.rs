@@ -174,7 +174,7 @@ fn datagen_end_to_end_with_a_kill_and_a_resume() {
     let _ = std::fs::remove_dir_all(&dir);
     let args = |out: &std::path::Path| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_autosched"));
-        c.args(["datagen", "--seed", "2", "--programs", "6", "--schedules-per-program", "3", "--reps", "2", "--quiet", "--no-quiet-wait"])
+        c.args(["datagen", "--seed", "2", "--programs", "6", "--schedules-per-program", "3", "--reps", "2", "--quiet", "--no-quiet-wait", "--sizes", "toy"])
             .arg("--out")
             .arg(out);
         c

@@ -20,7 +20,7 @@ def test_two_shards_gather_and_merge(tmp_path):
     out = tmp_path / "ray"
     status = datagen_ray.main([
         "--programs", "4", "--schedules-per-program", "2", "--shards", "2", "--reps", "1",
-        "--num-cpus", "2", "--seed", "3", "--out", str(out), "--autosched", str(AUTOSCHED),
+        "--num-cpus", "2", "--seed", "3", "--sizes", "toy", "--out", str(out), "--autosched", str(AUTOSCHED),
     ])
     assert status == 0
     assert (out / "shard-0-of-2.jsonl").exists() and (out / "shard-1-of-2.jsonl").exists()
