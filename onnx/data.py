@@ -26,6 +26,10 @@ class Featurized:
         self.speedup = np.load(d / "speedup.npy").astype(np.float32)
         self.program = np.load(d / "program.npy")
         self.noisy = np.load(d / "noisy.npy").astype(bool)
+        # Censored points (a variant cut off after one run): the speedup is an upper bound.
+        # Featurized data from before the flag has none.
+        c = d / "censored.npy"
+        self.censored = np.load(c).astype(bool) if c.exists() else np.zeros_like(self.noisy)
         self.klass = np.load(d / "class.npy")
         self.classes = self.meta["classes"]
         self.programs = self.meta["programs"]

@@ -42,6 +42,10 @@ def parse_args(argv):
     p.add_argument("--loss", choices=["mape", "log_l1"], default="log_l1",
                    help="log_l1: |log pred - log y| (default); mape: |pred - y| / y, the seeds' loss, which "
                         "stalls or collapses to predicting ~0 on this data (onnx/REPORT.md)")
+    p.add_argument("--rank-weight", type=float, default=0.0,
+                   help="weight of a pairwise ranking term over the schedules of each program in a batch "
+                        "(logistic loss on log-prediction differences of pairs ordered by measured speedup); "
+                        "0: regression only")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
     p.add_argument("--train-fraction", type=float, default=1.0,
@@ -51,6 +55,33 @@ def parse_args(argv):
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--quiet", action="store_true")
     return p.parse_args(argv)
+
+
+def regression_loss(pred, y, w, censored, kind):
+    """Weighted mean error; a censored point's speedup is an upper bound (the variant is at
+    most that fast), so only a prediction above it is an error."""
+    if kind == "mape":
+        err = torch.abs(pred - y) / y
+        bound = torch.relu(pred - y) / y
+    else:
+        err = torch.abs(torch.log(pred) - torch.log(y))
+        bound = torch.relu(torch.log(pred) - torch.log(y))
+    err = torch.where(censored, bound, err)
+    return torch.sum(w * err) / torch.sum(w)
+
+
+def ranking_loss(pred, y, program, censored, margin=0.02):
+    """Pairwise logistic loss over pairs of one program whose measured speedups differ by more
+    than `margin` (in log): the faster one should be predicted faster. A censored point is
+    known slower only than points above its bound, so it is never the faster of a pair."""
+    logp, logy = torch.log(pred), torch.log(y)
+    same = program[:, None] == program[None, :]
+    faster = (logy[:, None] - logy[None, :] > margin) & ~censored[:, None]
+    pairs = same & faster
+    if not bool(pairs.any()):
+        return pred.sum() * 0.0
+    diff = logp[:, None] - logp[None, :]
+    return torch.nn.functional.softplus(-diff[pairs]).mean()
 
 
 def predict(model, data, batch_list, device):
@@ -101,6 +132,8 @@ def main(argv=None):
     cache = {id(b): [t.to(device) for t in data.inputs(b)] for b in train_batches}
     weights = torch.from_numpy(np.where(data.noisy, args.noisy_weight, 1.0).astype(np.float32))
     targets = torch.from_numpy(data.speedup)
+    censored = torch.from_numpy(data.censored)
+    program_of = torch.from_numpy(data.program.astype(np.int64))
 
     config = {
         "features": data.layout["features"],
@@ -136,11 +169,10 @@ def main(argv=None):
             y = targets[idx].to(device)
             w = weights[idx].to(device)
             pred = model(*cache[id(idx)])
-            if args.loss == "mape":
-                err = torch.abs(pred - y) / y
-            else:
-                err = torch.abs(torch.log(pred) - torch.log(y))
-            loss = torch.sum(w * err) / torch.sum(w)
+            cens = censored[idx].to(device)
+            loss = regression_loss(pred, y, w, cens, args.loss)
+            if args.rank_weight > 0:
+                loss = loss + args.rank_weight * ranking_loss(pred, y, program_of[idx].to(device), cens)
             opt.zero_grad()
             loss.backward()
             opt.step()

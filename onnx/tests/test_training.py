@@ -102,3 +102,46 @@ def test_bad_models_are_refused_clearly(trained, tmp_path):
     assert r.returncode == 2 and "trained on feature layout 0123456789abcdef" in r.stderr
     r = predict(model, {"AUTOSCHED_ONNXRUNTIME": str(tmp_path / "no-such-lib.so")})
     assert r.returncode == 2 and "cannot load ONNX Runtime" in r.stderr
+
+
+def test_censored_points_are_bounds_in_the_loss():
+    import torch
+    y = torch.tensor([0.25, 0.25, 2.0])
+    w = torch.ones(3)
+    cens = torch.tensor([True, True, False])
+    # Predicting a censored point slower than its bound costs nothing; faster costs.
+    below = train.regression_loss(torch.tensor([0.1, 0.2, 2.0]), y, w, cens, "log_l1")
+    above = train.regression_loss(torch.tensor([0.5, 0.2, 2.0]), y, w, cens, "log_l1")
+    assert below.item() == 0.0
+    assert above.item() == pytest.approx(float(torch.log(torch.tensor(2.0))) / 3, rel=1e-5)
+    # Not censored: the same prediction below the value is an error.
+    plain = train.regression_loss(torch.tensor([0.1, 0.25, 2.0]), y, w, torch.zeros(3, dtype=torch.bool), "log_l1")
+    assert plain.item() > 0
+
+
+def test_ranking_loss_orders_the_schedules_of_one_program():
+    import torch
+    y = torch.tensor([1.0, 2.0, 4.0, 3.0])
+    program = torch.tensor([0, 0, 0, 1])
+    none = torch.zeros(4, dtype=torch.bool)
+    right = train.ranking_loss(torch.tensor([1.0, 2.0, 4.0, 1.0]), y, program, none)
+    wrong = train.ranking_loss(torch.tensor([4.0, 2.0, 1.0, 1.0]), y, program, none)
+    assert right.item() < wrong.item()
+    # Pairs never cross programs: program 1's point alone gives no pair.
+    alone = train.ranking_loss(torch.tensor([1.0, 1.0, 1.0, 9.0]), y, torch.tensor([0, 1, 2, 3]), none)
+    assert alone.item() == 0.0
+    # A censored point is never the faster of a pair.
+    cens = torch.tensor([False, False, True, False])
+    only_censored_faster = train.ranking_loss(torch.tensor([1.0, 2.0, 0.5, 1.0]), torch.tensor([1.0, 1.0, 4.0, 1.0]),
+                                              torch.tensor([0, 0, 0, 1]), cens)
+    assert only_censored_faster.item() == 0.0
+
+
+def test_training_with_the_ranking_term(tmp_path):
+    feats = tmp_path / "features"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
+    assert (feats / "censored.npy").exists()
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
+                       "--rank-weight", "1.0"]) == 0
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["config"]["args"]["rank_weight"] == 1.0

@@ -8,7 +8,8 @@
 //! - the tree tables of [`super::tensors::INPUTS`] for all N points, padded to the
 //!   dataset's maxima (`comp_children.npy`, ...);
 //! - `speedup.npy` f32[N], `program.npy` i32[N] (index into meta's programs),
-//!   `noisy.npy` i32[N], `class.npy` i32[N];
+//!   `noisy.npy` i32[N], `class.npy` i32[N], `censored.npy` i32[N] (1: the speedup is an
+//!   upper bound, see `datagen::Record::censored`);
 //! - `meta.json`: programs, classes, schedules, sizes, the layout hash.
 
 use super::tensors::{write_npy, Batch};
@@ -37,6 +38,8 @@ struct Point {
     speedup: f64,
     #[serde(default)]
     noisy: bool,
+    #[serde(default)]
+    censored: bool,
 }
 
 #[derive(Serialize)]
@@ -66,6 +69,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     let mut speedup = Vec::new();
     let mut program = Vec::new();
     let mut noisy = Vec::new();
+    let mut censored = Vec::new();
     let mut class = Vec::new();
     let mut programs: Vec<String> = Vec::new();
     let mut program_index: HashMap<String, i32> = HashMap::new();
@@ -113,6 +117,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                     speedup.push(p.speedup as f32);
                     program.push(program_index[&p.program_id]);
                     noisy.push(p.noisy as i32);
+                    censored.push(p.censored as i32);
                     class.push(c as i32);
                     schedules.push(p.schedule);
                     bar.inc(1);
@@ -154,6 +159,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     write_npy(&w("speedup.npy"), &[n], &speedup).map_err(io(out))?;
     write_npy(&w("program.npy"), &[n], &program).map_err(io(out))?;
     write_npy(&w("noisy.npy"), &[n], &noisy).map_err(io(out))?;
+    write_npy(&w("censored.npy"), &[n], &censored).map_err(io(out))?;
     write_npy(&w("class.npy"), &[n], &class).map_err(io(out))?;
     let spec = layout::spec();
     let spec_text = serde_json::to_string_pretty(&spec).expect("layout serializes");
