@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The benchmark harness: every PolyBench kernel of benchmarks/polybench/, side by side.
+"""The benchmark harness: every kernel of benchmarks/polybench/ (PolyBench and two classics)
+and benchmarks/dnn/ (DNN layers at common shapes), side by side.
 
 For each kernel, in ONE run of the measuring driver (variants interleaved, medians over
 --reps repetitions after --warmup, every output checked against the naive version):
@@ -36,7 +37,20 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNELS = ROOT / "benchmarks" / "polybench"
+# PolyBench (and two classics), then DNN layers at common shapes: kernels are looked up by
+# name in these directories, in this order.
+KERNEL_DIRS = [ROOT / "benchmarks" / "polybench", ROOT / "benchmarks" / "dnn"]
+
+
+def kernel_path(name: str) -> Path:
+    for d in KERNEL_DIRS:
+        if (d / f"{name}.mlir").exists():
+            return d / f"{name}.mlir"
+    raise SystemExit(f"no kernel named {name} in {', '.join(str(d) for d in KERNEL_DIRS)}")
+
+
+def all_kernels() -> list:
+    return sorted(p.stem for d in KERNEL_DIRS for p in d.glob("*.mlir"))
 AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
 PLUGIN = ROOT / "build" / "lib" / "libAffineAutosched.so"
 MLIR_OPT = "mlir-opt-22"
@@ -147,7 +161,7 @@ def reused(kernel: Path, cached: dict, path: Path):
 
 
 def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
-    kernel = KERNELS / f"{name}.mlir"
+    kernel = kernel_path(name)
     function = function_of(kernel)
     result = {"kernel": name, "function": function, "ours": {}, "pipelines": {}}
     variants = []
@@ -475,7 +489,7 @@ def code_version() -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kernels", help="comma-separated kernel names (default: all in benchmarks/polybench)")
+    ap.add_argument("--kernels", help="comma-separated kernel names (default: all in benchmarks/polybench and benchmarks/dnn)")
     ap.add_argument("--evaluators", default=",".join(EVALUATORS))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
@@ -505,7 +519,7 @@ def main():
     for tool in [AUTOSCHED, PLUGIN]:
         if not tool.exists():
             raise SystemExit(f"{tool} is missing: build first (scripts/setup.sh)")
-    names = args.kernels.split(",") if args.kernels else sorted(p.stem for p in KERNELS.glob("*.mlir"))
+    names = args.kernels.split(",") if args.kernels else all_kernels()
     # Cheap kernels first: a run cut short still leaves a useful cache.
     names.sort(key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
     args.results.mkdir(parents=True, exist_ok=True)
