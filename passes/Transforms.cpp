@@ -196,7 +196,9 @@ LogicalResult checkNoIterArgs(ArrayRef<AffineForOp> band, StringRef what,
 /// depth). Columns: source ivs, sink ivs, symbols, locals, constant. The distance along the
 /// loop at absolute position k (k < common) is column `source + k` minus column k.
 struct Dependence {
-  presburger::IntegerPolyhedron poly;
+  /// The polyhedron is a union of pieces: one per choice of the expression that attains a
+  /// `max` lower bound of a loop with a step (see addStrides); usually one.
+  SmallVector<presburger::IntegerPolyhedron, 1> pieces;
   unsigned source;
   unsigned common;
 };
@@ -214,38 +216,54 @@ struct DistanceRange {
 /// strides (minutes on an 8-deep nest) and lose precision (ranges of each component
 /// separately); emptiness is exact and fast on these systems.
 bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
-  presburger::IntegerPolyhedron c(dep.poly);
-  unsigned cols = c.getNumCols();
-  for (const DistanceRange &r : ranges) {
-    if (r.loop >= dep.common)
-      return false; // beyond the common loops there is no distance to constrain
-    SmallVector<int64_t> row(cols, 0);
-    if (r.lo) { // sink - source - lo >= 0
-      row[dep.source + r.loop] = 1;
-      row[r.loop] = -1;
-      row[cols - 1] = -*r.lo;
-      c.addInequality(row);
+  for (const presburger::IntegerPolyhedron &piece : dep.pieces) {
+    presburger::IntegerPolyhedron c(piece);
+    unsigned cols = c.getNumCols();
+    bool beyond = false;
+    for (const DistanceRange &r : ranges) {
+      if (r.loop >= dep.common) {
+        beyond = true; // beyond the common loops there is no distance to constrain
+        break;
+      }
+      SmallVector<int64_t> row(cols, 0);
+      if (r.lo) { // sink - source - lo >= 0
+        row[dep.source + r.loop] = 1;
+        row[r.loop] = -1;
+        row[cols - 1] = -*r.lo;
+        c.addInequality(row);
+      }
+      if (r.hi) { // hi - sink + source >= 0
+        std::fill(row.begin(), row.end(), 0);
+        row[dep.source + r.loop] = -1;
+        row[r.loop] = 1;
+        row[cols - 1] = *r.hi;
+        c.addInequality(row);
+      }
     }
-    if (r.hi) { // hi - sink + source >= 0
-      std::fill(row.begin(), row.end(), 0);
-      row[dep.source + r.loop] = -1;
-      row[r.loop] = 1;
-      row[cols - 1] = *r.hi;
-      c.addInequality(row);
-    }
+    if (beyond)
+      return false;
+    if (!c.isIntegerEmpty())
+      return true;
   }
-  return !c.isIntegerEmpty();
+  return false;
 }
 
 /// Adds to a dependence polyhedron the strides MLIR leaves out. MLIR's iteration domains
-/// say `iv = lb + step * q` only for a constant lower bound; for a loop whose lower bound
-/// moves with an outer loop (a tile's point loop, a triangular loop with a step) the
-/// domain holds iterations that never run, and a dependence through them is spurious
-/// (an interchange across such a loop was refused although the same loop at unit step was
-/// accepted). `loops` are the loops around one access, whose ivs are the columns from
-/// `offset` on; a lower bound that is not a single expression of those ivs is left as it
-/// is (over-approximated, so still sound).
-void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigned offset) {
+/// say `iv = lb + step * q` only for a constant single-expression lower bound; for a loop
+/// whose lower bound moves with an outer loop (a tile's point loop, a triangular loop with
+/// a step) or is a `max` (a clean-up loop after unrolling such a loop), the domain holds
+/// iterations that never run, and a dependence through them is spurious (an interchange
+/// across such a loop was refused although the same loop at unit step was accepted).
+/// `ivs` are the loops around one access, whose ivs are the columns from `offset` on.
+///
+/// A `max` lower bound is attained by one of its expressions: the polyhedron becomes a
+/// union, one piece per expression `e` (`e >= every other expression`, `iv = e + step * q`).
+/// A bound with floordiv/mod, or operands that are not enclosing ivs, is left as it is
+/// (over-approximated, so still sound), as are loops beyond `kMaxPieces` pieces.
+constexpr unsigned kMaxPieces = 16;
+
+void addStrides(SmallVectorImpl<presburger::IntegerPolyhedron> &pieces, ArrayRef<Value> ivs,
+                unsigned offset) {
   for (unsigned j = 0; j < ivs.size(); ++j) {
     // The loop's step and lower bound: an affine.for, or one dimension of an
     // affine.parallel (whose domains MLIR builds without strides at all).
@@ -266,13 +284,9 @@ void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigne
     } else {
       continue;
     }
-    if (step == 1 || lb.getNumResults() != 1)
+    unsigned n = lb.getNumResults();
+    if (step == 1 || n == 0 || pieces.size() * n > kMaxPieces)
       continue;
-    SmallVector<int64_t> flat;
-    if (failed(getFlattenedAffineExpr(lb.getResult(0), lb.getNumDims(), lb.getNumSymbols(),
-                                      &flat)) ||
-        flat.size() != lb.getNumInputs() + 1)
-      continue; // floordiv/mod in the bound
     // The column of each operand: it must be the iv of an enclosing loop.
     SmallVector<unsigned> cols;
     for (Value operand : lbOperands) {
@@ -283,15 +297,41 @@ void addStrides(presburger::IntegerPolyhedron &rel, ArrayRef<Value> ivs, unsigne
     }
     if (cols.size() != lb.getNumInputs())
       continue;
-    // iv - lb(outer ivs) - step * q = 0, q a new local variable.
-    unsigned q = rel.appendVar(presburger::VarKind::Local);
-    SmallVector<int64_t> row(rel.getNumCols(), 0);
-    row[offset + j] = 1;
-    for (unsigned k = 0; k < cols.size(); ++k)
-      row[cols[k]] -= flat[k];
-    row[q] = -step;
-    row.back() = -flat.back();
-    rel.addEquality(row);
+    SmallVector<SmallVector<int64_t>> flat(n);
+    bool linear = true;
+    for (unsigned r = 0; r < n && linear; ++r)
+      linear = succeeded(getFlattenedAffineExpr(lb.getResult(r), lb.getNumDims(),
+                                                lb.getNumSymbols(), &flat[r])) &&
+               flat[r].size() == lb.getNumInputs() + 1;
+    if (!linear)
+      continue; // floordiv/mod in the bound
+    SmallVector<presburger::IntegerPolyhedron, 1> next;
+    for (const presburger::IntegerPolyhedron &piece : pieces)
+      for (unsigned k = 0; k < n; ++k) {
+        presburger::IntegerPolyhedron rel(piece);
+        unsigned q = rel.appendVar(presburger::VarKind::Local);
+        unsigned width = rel.getNumCols();
+        // Expression k attains the max: e_k - e_i >= 0 for every other i.
+        for (unsigned i = 0; i < n; ++i) {
+          if (i == k)
+            continue;
+          SmallVector<int64_t> row(width, 0);
+          for (unsigned c = 0; c < cols.size(); ++c)
+            row[cols[c]] += flat[k][c] - flat[i][c];
+          row.back() = flat[k].back() - flat[i].back();
+          rel.addInequality(row);
+        }
+        // iv - e_k(outer ivs) - step * q = 0, q a new local variable.
+        SmallVector<int64_t> row(width, 0);
+        row[offset + j] = 1;
+        for (unsigned c = 0; c < cols.size(); ++c)
+          row[cols[c]] -= flat[k][c];
+        row[q] = -step;
+        row.back() = -flat[k].back();
+        rel.addEquality(row);
+        next.push_back(std::move(rel));
+      }
+    pieces = std::move(next);
   }
 }
 
@@ -322,13 +362,15 @@ FailureOr<std::optional<Dependence>> exactDependence(Operation *src, Operation *
   if (failed(a.getAccessRelation(rel)) || rel.getNumDomainVars() != srcIvs.size())
     return failure(); // an iteration domain that is not just the loops
   unsigned source = srcIvs.size();
-  presburger::IntegerPolyhedron p(poly);
-  addStrides(p, srcIvs, 0);
-  addStrides(p, dstIvs, source);
-  if (decide && p.isIntegerEmpty())
+  SmallVector<presburger::IntegerPolyhedron, 1> pieces{presburger::IntegerPolyhedron(poly)};
+  addStrides(pieces, srcIvs, 0);
+  addStrides(pieces, dstIvs, source);
+  if (decide && llvm::all_of(pieces, [](const presburger::IntegerPolyhedron &p) {
+        return p.isIntegerEmpty();
+      }))
     return std::optional<Dependence>();
   return std::optional<Dependence>(
-      Dependence{std::move(p), source, getNumCommonSurroundingLoops(*src, *dst)});
+      Dependence{std::move(pieces), source, getNumCommonSurroundingLoops(*src, *dst)});
 }
 
 /// The accesses inside `root`, or a refusal when an operation with memory effects the
