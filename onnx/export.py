@@ -1,7 +1,13 @@
-"""Export a trained model (train.py's model.pt) to ONNX, and check parity.
+"""Export a trained model (train.py's model.pt), or an ensemble of several, to ONNX, and
+check parity.
 
     .venv/bin/python onnx/export.py --checkpoint build/train-full/model.pt --data build/features \\
         --out onnx/model.onnx
+    .venv/bin/python onnx/export.py --checkpoint run-s0/model.pt run-s1/model.pt run-s2/model.pt ...
+
+An ensemble (several checkpoints, e.g. the same data trained with different --seed) is one
+graph whose output has a column per member: the pass predicts their geometric mean and, in
+model mode, applies a schedule only when its most pessimistic member predicts a gain.
 
 One graph scores a batch of candidates: inputs as src/features/tensors.rs lays them out,
 with the candidates (B), computations (K), node slots (S) and children (C) dynamic and the
@@ -29,7 +35,7 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import data as data_mod  # noqa: E402
-from model import INPUT_NAMES, CostModel  # noqa: E402
+from model import INPUT_NAMES, CostModel, Ensemble  # noqa: E402
 
 
 def load_model(checkpoint):
@@ -75,7 +81,8 @@ def parity(model, session, data, programs, max_depth, tolerance):
             ref = model(*x).numpy()
         got = session.run(None, {n: t.numpy() for n, t in zip(INPUT_NAMES, x)})[0]
         worst = max(worst, float(np.max(np.abs(got - ref) / np.abs(ref))))
-        torch_pred[idx] = ref
+        # An ensemble's prediction is its members' geometric mean (as on the Rust side).
+        torch_pred[idx] = np.exp(np.log(ref).mean(axis=-1)) if ref.ndim == 2 else ref
         points += len(idx)
     if worst > tolerance:
         raise SystemExit(f"parity failed: onnxruntime differs from PyTorch by {worst:.2e} (relative)")
@@ -106,7 +113,8 @@ def reference(data, dataset_path, programs, torch_pred, out, count):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--checkpoint", required=True, nargs="+",
+                   help="train.py's model.pt; several make an ensemble (same data and split)")
     p.add_argument("--data", required=True, help="the featurized dataset the model was trained on")
     p.add_argument("--dataset", default="onnx/data/dataset.jsonl.gz", help="its JSON Lines source")
     p.add_argument("--out", required=True)
@@ -115,7 +123,12 @@ def main(argv=None):
     p.add_argument("--tolerance", type=float, default=1e-4)
     args = p.parse_args(argv)
 
-    model, cfg = load_model(args.checkpoint)
+    loaded = [load_model(c) for c in args.checkpoint]
+    cfg = loaded[0][1]
+    for c, (_, other) in zip(args.checkpoint, loaded):
+        if (other["layout_hash"], other["args"]["split_seed"]) != (cfg["layout_hash"], cfg["args"]["split_seed"]):
+            raise SystemExit(f"{c}: the members of an ensemble need one layout and one split")
+    model = loaded[0][0] if len(loaded) == 1 else Ensemble([m for m, _ in loaded]).eval()
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
@@ -125,14 +138,14 @@ def main(argv=None):
     t = time.time()
     export(model, data, out, max_depth)
     set_metadata(out, {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
-                       "producer": "affine-autosched onnx/export.py"})
+                       "members": len(loaded), "producer": "affine-autosched onnx/export.py"})
     export_s = time.time() - t
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
     worst, points, torch_pred = parity(model, session, data, test_p, max_depth, args.tolerance)
     ref_path = pathlib.Path(args.reference) if args.reference else out.parent / "reference.json"
     n_ref = reference(data, args.dataset, test_p, torch_pred, ref_path, args.reference_programs)
-    metrics_path = pathlib.Path(args.checkpoint).parent / "metrics.json"
+    metrics_path = pathlib.Path(args.checkpoint[0]).parent / "metrics.json"
     info = {
         "model": out.name,
         "layout_hash": cfg["layout_hash"],
@@ -141,6 +154,7 @@ def main(argv=None):
         "export_seconds": round(export_s, 1),
         "parity": {"points": points, "max_relative_difference": worst, "tolerance": args.tolerance},
         "reference_points": n_ref,
+        "members": len(loaded),
         "training": cfg,
     }
     if metrics_path.exists():

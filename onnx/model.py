@@ -108,3 +108,18 @@ class CostModel(nn.Module):
         program = self.unit(hc, hl).reshape(b, h)
         # Speedups are positive and span orders of magnitude: predict their logarithm.
         return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))
+
+
+class Ensemble(torch.nn.Module):
+    """Several trained models as one graph: one output column per member (the Rust side takes
+    their geometric mean as the prediction and their spread as the model's uncertainty)."""
+
+    def __init__(self, members):
+        super().__init__()
+        self.members = torch.nn.ModuleList(members)
+
+    # Named like CostModel's inputs: the exporter keys dynamic shapes by argument name.
+    def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
+                root_children, root_counts):
+        inputs = (comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts)
+        return torch.stack([m(*inputs) for m in self.members], dim=-1)

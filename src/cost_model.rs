@@ -35,10 +35,46 @@ pub enum ModelError {
     Inference(String),
 }
 
-/// A loaded model.
+/// A loaded model: one network, or an ensemble of several exported as one graph (its
+/// output has one column per member), whose spread is the model's uncertainty.
 pub struct CostModel {
     path: PathBuf,
     session: Mutex<Session>,
+}
+
+/// The geometric mean of positive predictions (the ensemble's point estimate).
+pub fn geometric_mean(xs: &[f32]) -> f32 {
+    if xs.is_empty() {
+        return f32::NAN;
+    }
+    (xs.iter().map(|x| (*x as f64).max(1e-30).ln()).sum::<f64>() / xs.len() as f64).exp() as f32
+}
+
+/// The predicted speedup of a schedule over the original, from the members' predictions of
+/// both (each member's own ratio: members disagree on scale as much as on order).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    /// Geometric mean of the members' ratios.
+    pub point: f32,
+    /// The most pessimistic and the most optimistic member.
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl Interval {
+    pub fn of(schedule: &[f32], original: &[f32]) -> Interval {
+        let ratios: Vec<f32> = schedule.iter().zip(original).map(|(s, o)| s / o).collect();
+        Interval {
+            point: geometric_mean(&ratios),
+            lo: ratios.iter().copied().fold(f32::INFINITY, f32::min),
+            hi: ratios.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        }
+    }
+
+    /// Whether the members disagree at all (one network gives a point).
+    pub fn is_spread(&self) -> bool {
+        self.hi > self.lo
+    }
 }
 
 impl std::fmt::Debug for CostModel {
@@ -216,19 +252,30 @@ impl CostModel {
         &self.path
     }
 
-    /// Predicted speedups of `items` (candidates, typically of one program), one call.
+    /// Predicted speedups of `items` (candidates, typically of one program), one call: an
+    /// ensemble's geometric mean.
     pub fn predict(&self, items: &[&Featurized]) -> Result<Vec<f32>, ModelError> {
+        Ok(self.predict_members(items)?.iter().map(|m| geometric_mean(m)).collect())
+    }
+
+    /// Every member's prediction of every item (one per member; one for a single network).
+    pub fn predict_members(&self, items: &[&Featurized]) -> Result<Vec<Vec<f32>>, ModelError> {
         if items.is_empty() {
             return Ok(Vec::new());
         }
         if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
             return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
         }
-        self.predict_batch(Batch::encode(items))
+        self.predict_batch_members(Batch::encode(items))
     }
 
-    /// Predicted speedups of an encoded batch.
+    /// Predicted speedups of an encoded batch (an ensemble's geometric mean).
     pub fn predict_batch(&self, batch: Batch) -> Result<Vec<f32>, ModelError> {
+        Ok(self.predict_batch_members(batch)?.iter().map(|m| geometric_mean(m)).collect())
+    }
+
+    /// Every member's prediction of every item of an encoded batch.
+    pub fn predict_batch_members(&self, batch: Batch) -> Result<Vec<Vec<f32>>, ModelError> {
         let inf = |e: ort::Error| ModelError::Inference(e.to_string());
         let b = batch.b;
         let shapes = batch.shapes();
@@ -250,10 +297,12 @@ impl CostModel {
             Ok(values.to_vec())
         })
         .map_err(ModelError::Inference)??;
-        if result.len() != b {
+        // [b] for one network, [b, members] for an ensemble.
+        if b == 0 || result.is_empty() || result.len() % b != 0 {
             return Err(ModelError::Inference(format!("{} outputs for {b} candidates", result.len())));
         }
-        Ok(result)
+        let members = result.len() / b;
+        Ok(result.chunks(members).map(|c| c.to_vec()).collect())
     }
 }
 

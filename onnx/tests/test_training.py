@@ -145,3 +145,33 @@ def test_training_with_the_ranking_term(tmp_path):
                        "--rank-weight", "1.0"]) == 0
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["config"]["args"]["rank_weight"] == 1.0
+
+
+def test_an_ensemble_exports_and_the_rust_side_takes_its_geometric_mean(trained, tmp_path):
+    tmp, single = trained
+    feats = tmp / "features"
+    # A second member: the same data, another seed.
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run1"), "--epochs", "1", "--quiet",
+                       "--seed", "1"]) == 0
+    model = tmp_path / "ensemble.onnx"
+    assert export.main(["--checkpoint", str(tmp / "run" / "model.pt"), str(tmp_path / "run1" / "model.pt"),
+                        "--data", str(feats), "--dataset", str(DATASET), "--out", str(model),
+                        "--reference-programs", "0"]) == 0
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert meta["members"] == "2"
+    assert json.loads(model.with_suffix(".json").read_text())["parity"]["max_relative_difference"] <= 1e-4
+    # The Rust side's prediction is the members' geometric mean (the reference's).
+    ref = json.loads((model.parent / "reference.json").read_text())
+    expected = {(p["program_id"], s): v for p in ref["programs"] for s, v in zip(p["schedules"], p["predicted"])}
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join(p["program_id"] for p in ref["programs"]))
+    out = tmp_path / "scores.tsv"
+    subprocess.run([AUTOSCHED, "score", DATASET, "--model", model, "--program-ids", ids, "--out", out], check=True)
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert len(rows) == len(expected) > 0
+    for pid, sched, _, pred in rows:
+        want = expected[(pid, sched)]
+        assert abs(float(pred) - want) <= 1e-4 * abs(want), (pid, sched, pred, want)
+    r = predict(model)
+    assert r.returncode == 0, r.stderr
+    assert "(2 members)" in r.stdout, r.stdout

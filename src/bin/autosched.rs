@@ -636,14 +636,25 @@ fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime:
         let started = std::time::Instant::now();
         let predicted = features::featurize(&program, &spec.schedule)
             .map_err(|e| e.to_string())
-            .and_then(|x| model.predict(&[&x]).map_err(|e| e.to_string()));
+            .and_then(|x| model.predict_members(&[&x]).map_err(|e| e.to_string()));
         match predicted {
-            Ok(p) => println!(
-                "@{name}: predicted speedup {:.3}x for '{}' ({:.1} ms)",
-                p[0],
-                spec.schedule,
-                started.elapsed().as_secs_f64() * 1e3
-            ),
+            Ok(p) => {
+                // An ensemble: its geometric mean, and the range of its members.
+                let members = &p[0];
+                let range = if members.len() > 1 {
+                    let lo = members.iter().copied().fold(f32::INFINITY, f32::min);
+                    let hi = members.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                    format!(" [{lo:.3}x, {hi:.3}x] ({} members)", members.len())
+                } else {
+                    String::new()
+                };
+                println!(
+                    "@{name}: predicted speedup {:.3}x{range} for '{}' ({:.1} ms)",
+                    affine_autosched::cost_model::geometric_mean(members),
+                    spec.schedule,
+                    started.elapsed().as_secs_f64() * 1e3
+                )
+            }
             Err(e) => {
                 eprintln!("autosched: error: @{name}: {e}");
                 return ExitCode::from(1);

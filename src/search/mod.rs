@@ -12,7 +12,7 @@
 pub mod candidates;
 pub mod evaluate;
 
-use crate::cost_model::{CostModel, ModelError};
+use crate::cost_model::{CostModel, Interval, ModelError};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
@@ -182,6 +182,37 @@ const REPEAT_BUDGET: f64 = 0.2;
 /// and not worth rewriting the user's IR for.
 pub const MIN_PREDICTED_GAIN: f32 = 1.05;
 
+/// In model mode, the best-ranked schedules weighed by their pessimistic estimate (the
+/// most pessimistic member of an ensemble): the one whose worst case is best is applied.
+const PESSIMISTIC_CANDIDATES: usize = 8;
+
+/// The model's interval for each schedule it can describe (each member's ratio of its
+/// prediction to its own prediction of the original), with the schedule.
+pub fn intervals<'a>(program: &Program, model: &CostModel, schedules: &[&'a Schedule]) -> Result<Vec<(&'a Schedule, Interval)>, SearchError> {
+    let identity = crate::features::featurize(program, &Schedule::default()).map_err(|e| SearchError::Features(e.to_string()))?;
+    let mut kept = Vec::new();
+    let mut items = vec![identity];
+    for s in schedules {
+        if let Ok(f) = crate::features::featurize(program, s) {
+            kept.push(*s);
+            items.push(f);
+        }
+    }
+    let refs: Vec<&crate::features::Featurized> = items.iter().collect();
+    let members = model.predict_members(&refs)?;
+    Ok(kept.into_iter().zip(members[1..].iter().map(|m| Interval::of(m, &members[0]))).collect())
+}
+
+/// Of `candidates` (schedules with their intervals), the one to apply in model mode: the
+/// best pessimistic estimate (then the best point estimate), if it clears the margin.
+pub fn pessimistic_choice<'a>(candidates: &[(&'a Schedule, Interval)]) -> Option<(&'a Schedule, Interval)> {
+    candidates
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.lo.total_cmp(&b.1.lo).then(a.1.point.total_cmp(&b.1.point)))
+        .filter(|(_, i)| i.lo > MIN_PREDICTED_GAIN)
+}
+
 #[derive(Clone, Debug)]
 pub struct OptimizeConfig {
     pub search: SearchConfig,
@@ -260,6 +291,8 @@ pub struct Decision {
     pub schedule: Schedule,
     /// The model's predicted speedup of `schedule` over the original (model and hybrid).
     pub predicted: Option<f32>,
+    /// In model mode with an ensemble: its most pessimistic and most optimistic member.
+    pub predicted_interval: Option<(f32, f32)>,
     /// The measured speedup of `schedule` over the original (median over repetitions, both
     /// in one run), where measured.
     pub measured: Option<f64>,
@@ -302,6 +335,7 @@ pub fn optimize(
     let mut decision = Decision {
         schedule: Schedule::default(),
         predicted: None,
+        predicted_interval: None,
         measured: None,
         kept: None,
         proposed: result.proposed,
@@ -315,15 +349,31 @@ pub fn optimize(
     let identity = result.identity();
     let ratio = |s: &Scored| s.score / identity;
     if cfg.evaluator == EvaluatorKind::Model {
-        let best = result.best();
-        if best.schedule.is_identity() || best.score <= identity * MIN_PREDICTED_GAIN {
-            decision.kept = Some(format!(
-                "no schedule was predicted faster than the original by more than {:.0}%",
-                (MIN_PREDICTED_GAIN - 1.0) * 100.0
-            ));
-        } else {
-            decision.predicted = Some(ratio(best));
-            decision.schedule = best.schedule.clone();
+        // Applied only when even the most pessimistic member of the model predicts a gain
+        // beyond the margin (a single network is its own most pessimistic member).
+        let model = model.ok_or(SearchError::NoModel)?;
+        let top: Vec<&Schedule> =
+            result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(PESSIMISTIC_CANDIDATES).map(|s| &s.schedule).collect();
+        let pairs = intervals(program, model, &top)?;
+        match pessimistic_choice(&pairs) {
+            Some((s, i)) => {
+                decision.predicted = Some(i.point);
+                decision.predicted_interval = i.is_spread().then_some((i.lo, i.hi));
+                decision.schedule = s.clone();
+            }
+            None => {
+                let best = pairs.first().map(|(_, i)| *i);
+                decision.kept = Some(match best {
+                    Some(i) if i.is_spread() && i.point > MIN_PREDICTED_GAIN => format!(
+                        "no schedule's pessimistic estimate beat the original by more than {:.0}% (the best predicted {:.2}x [{:.2}x, {:.2}x])",
+                        (MIN_PREDICTED_GAIN - 1.0) * 100.0, i.point, i.lo, i.hi
+                    ),
+                    _ => format!(
+                        "no schedule was predicted faster than the original by more than {:.0}%",
+                        (MIN_PREDICTED_GAIN - 1.0) * 100.0
+                    ),
+                });
+            }
         }
         return Ok(decision);
     }
@@ -432,12 +482,41 @@ impl Decision {
             return format!("@{function}: kept the original: {why} ({cost})");
         }
         let mut gains = Vec::new();
-        if let Some(p) = self.predicted {
-            gains.push(format!("predicted speedup {p:.2}x"));
+        match (self.predicted, self.predicted_interval) {
+            (Some(p), Some((lo, hi))) => gains.push(format!("predicted speedup {p:.2}x [{lo:.2}x, {hi:.2}x]")),
+            (Some(p), None) => gains.push(format!("predicted speedup {p:.2}x")),
+            _ => {}
         }
         if let Some(m) = self.measured {
             gains.push(format!("measured speedup {m:.2}x"));
         }
         format!("@{function}: applied {} ({}; {cost})", self.schedule, gains.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_most_pessimistic_member_decides() {
+        let (a, b, c) = ("tile(L0:32)".parse::<Schedule>().unwrap(), "parallelize(L0)".parse::<Schedule>().unwrap(), "unroll(L0:4)".parse::<Schedule>().unwrap());
+        // Members' predictions of the original and of three schedules.
+        let original = [1.0, 1.0, 2.0];
+        let wide = Interval::of(&[3.0, 1.0, 4.0], &original); // ratios 3, 1, 2
+        let narrow = Interval::of(&[1.5, 1.4, 2.8], &original); // ratios 1.5, 1.4, 1.4
+        let worse = Interval::of(&[1.0, 0.9, 2.0], &original);
+        assert_eq!((wide.lo, wide.hi), (1.0, 3.0));
+        assert!((wide.point - 6f32.powf(1.0 / 3.0)).abs() < 1e-5);
+        assert!(wide.is_spread());
+        // The wide one has the best point estimate; the narrow one the best worst case.
+        let choice = pessimistic_choice(&[(&a, wide), (&b, narrow), (&c, worse)]).unwrap();
+        assert_eq!(choice.0, &b);
+        // Nobody's worst case clears the margin: keep the original.
+        assert!(pessimistic_choice(&[(&a, wide), (&c, worse)]).is_none());
+        // One network: the point is its own worst case, as before ensembles.
+        let single = Interval::of(&[1.2], &[1.0]);
+        assert!(!single.is_spread());
+        assert_eq!(pessimistic_choice(&[(&a, single)]).unwrap().0, &a);
     }
 }
