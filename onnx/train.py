@@ -46,6 +46,10 @@ def parse_args(argv):
                    help="weight of a pairwise ranking term over the schedules of each program in a batch "
                         "(logistic loss on log-prediction differences of pairs ordered by measured speedup); "
                         "0: regression only")
+    p.add_argument("--pretrained", help="encoder.pt of onnx/pretrain.py: start the computation encoder from it, "
+                                        "frozen until the validation loss stops improving for --unfreeze-after "
+                                        "epochs, then fine-tuned at a fifth of the learning rate")
+    p.add_argument("--unfreeze-after", type=int, default=3)
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
     p.add_argument("--train-fraction", type=float, default=1.0,
@@ -150,10 +154,32 @@ def main(argv=None):
     model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual)
     rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for b in train_batches for i in b])
     model.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+    encoder_params = list(model.comp_mlp.parameters())
+    frozen = False
+    if args.pretrained:
+        pre = torch.load(args.pretrained, map_location="cpu", weights_only=False)
+        if pre["layout_hash"] != data.layout["hash"]:
+            raise SystemExit(f"{args.pretrained} was pre-trained on layout {pre['layout_hash']}, the data has "
+                             f"{data.layout['hash']}")
+        # The encoder learned on the vectors' standardization: keep it.
+        model.comp_mlp.load_state_dict(pre["encoder"])
+        model.feature_mean.copy_(pre["feature_mean"])
+        model.feature_scale.copy_(pre["feature_scale"])
+        for p in encoder_params:
+            p.requires_grad_(False)
+        frozen = True
+        config["pretrained"] = {"path": str(args.pretrained), "vectors": pre.get("vectors"),
+                                "validation_mse": pre.get("validation_mse")}
     model = model.to(device)
     config["parameters"] = int(sum(p.numel() for p in model.parameters()))
-    opt = torch.optim.AdamW(model.parameters(), lr=args.max_lr, weight_decay=args.weight_decay)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.max_lr, epochs=args.epochs,
+    encoder_ids = {id(p) for p in encoder_params}
+    rest = [p for p in model.parameters() if id(p) not in encoder_ids]
+    # The encoder learns at a fifth of the rate once it is unfrozen (a pre-trained one);
+    # without pre-training both groups share one rate.
+    encoder_lr = args.max_lr * (0.2 if args.pretrained else 1.0)
+    opt = torch.optim.AdamW([{"params": rest}, {"params": encoder_params}], lr=args.max_lr,
+                            weight_decay=args.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[args.max_lr, encoder_lr], epochs=args.epochs,
                                                 steps_per_epoch=max(1, len(train_batches)))
     history = []
     best = (float("inf"), None, -1)
@@ -194,6 +220,14 @@ def main(argv=None):
                   f"{time.time() - t0:.0f} s", flush=True)
         if val_mape < best[0]:
             best = (val_mape, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)
+        elif frozen and epoch + 1 - best[2] >= args.unfreeze_after:
+            # The rest has learned what it can on the frozen embeddings: fine-tune them too,
+            # and give the fine-tuning its own patience.
+            for p in encoder_params:
+                p.requires_grad_(True)
+            frozen = False
+            config["unfrozen_after_epoch"] = epoch + 1
+            best = (best[0], best[1], epoch + 1)
         elif epoch + 1 - best[2] >= args.patience:
             break
     model.load_state_dict(best[1])

@@ -175,3 +175,26 @@ def test_an_ensemble_exports_and_the_rust_side_takes_its_geometric_mean(trained,
     r = predict(model)
     assert r.returncode == 0, r.stderr
     assert "(2 members)" in r.stdout, r.stdout
+
+
+def test_pretraining_the_encoder_and_training_from_it(tmp_path):
+    import pretrain
+    vec = tmp_path / "vectors"
+    subprocess.run([AUTOSCHED, "vectors", "--programs", "30", "--schedules", "4", "--sizes", "toy",
+                    "--out", vec, "--quiet"], check=True)
+    meta = json.loads((vec / "meta.json").read_text())
+    assert meta["vectors"] > 30
+    assert pretrain.main(["--vectors", str(vec), "--out", str(tmp_path / "pre"), "--epochs", "3", "--quiet"]) == 0
+    history = json.loads((tmp_path / "pre" / "history.json").read_text())
+    assert history[-1]["val_mse"] < history[0]["val_mse"], history
+    feats = tmp_path / "features"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
+    # Frozen at first: unfrozen after one epoch without gain, trained on.
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "4", "--quiet",
+                       "--pretrained", str(tmp_path / "pre" / "encoder.pt"), "--unfreeze-after", "1"]) == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    assert cfg["pretrained"]["vectors"] == meta["vectors"]
+    import torch
+    state = torch.load(tmp_path / "run" / "model.pt", weights_only=False)["state"]
+    pre = torch.load(tmp_path / "pre" / "encoder.pt", weights_only=False)
+    assert torch.equal(state["feature_mean"], pre["feature_mean"])

@@ -163,6 +163,24 @@ enum Command {
         #[arg(long)]
         programs: Option<usize>,
     },
+    /// Unlabeled computation vectors for pre-training the model's computation encoder
+    /// (onnx/pretrain.py): random programs under random walks through the search's space,
+    /// featurized only (nothing is compiled or run). Writes OUT/vectors.npy and OUT/meta.json.
+    Vectors {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        programs: u64,
+        /// Schedules per program (the identity among them).
+        #[arg(long, default_value_t = 16)]
+        schedules: usize,
+        #[arg(long, value_enum, default_value = "real")]
+        sizes: affine_autosched::datagen::programs::Sizes,
+        #[arg(long, short)]
+        out: PathBuf,
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Predict the speedup of a schedule on every function of FILE (or the one named by an
     /// `@name:` prefix) with the cost model. The schedule is checked for legality first.
     Predict {
@@ -988,6 +1006,21 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Vectors { seed, programs, schedules, sizes, out, quiet } => {
+            match affine_autosched::features::dataset::unlabeled_vectors(seed, programs, schedules, sizes, &out, !quiet) {
+                Ok(m) => {
+                    eprintln!(
+                        "{} computation vectors of {} programs x {} schedules ({} schedules skipped) into {}",
+                        m.vectors, m.programs, schedules, m.skipped, out.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("autosched: error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Featurize { inputs, out, programs } => {
             match affine_autosched::features::dataset::featurize_dataset(&inputs, &out, programs) {
                 Ok(meta) => {

@@ -80,3 +80,21 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Sch
     }
     schedule
 }
+
+/// A walk like [`walk`] without the legality checks, for unlabeled data (pre-training the
+/// computation encoder needs only what the featurizer makes of a schedule, not its legality
+/// or a measurement): at each stage, one of the search's candidates, untested. No MLIR is
+/// touched, so it costs microseconds.
+pub fn walk_unchecked(program: &Program, rng: &mut Rng, max_depth: usize) -> Schedule {
+    let mut schedule = Schedule::default();
+    for stage in STAGES {
+        if schedule.steps.len() >= max_depth || !rng.chance(take_probability(stage)) {
+            continue;
+        }
+        let steps = candidates(program, &schedule, stage);
+        if !steps.is_empty() {
+            schedule.steps.push(rng.pick(&steps).clone());
+        }
+    }
+    schedule
+}

@@ -181,3 +181,74 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     std::fs::write(w("meta.json"), meta_text).map_err(io(out))?;
     Ok(meta)
 }
+
+/// What [`unlabeled_vectors`] wrote.
+#[derive(Debug, Serialize)]
+pub struct UnlabeledMeta {
+    pub layout_hash: String,
+    pub features: usize,
+    pub programs: usize,
+    pub schedules: usize,
+    pub vectors: usize,
+    /// Schedules the featurizer refused (an untested walk can name a loop an earlier step
+    /// removed).
+    pub skipped: usize,
+}
+
+/// Computation vectors of random programs (`datagen::programs`, seed `seed`) under random
+/// untested walks through the search's space, `schedules` per program: the unlabeled data
+/// the computation encoder is pre-trained on (an autoencoder, onnx/pretrain.py), written
+/// to `out/vectors.npy` ([N, FEATURES] f32) with `out/meta.json`. Nothing is compiled or run.
+pub fn unlabeled_vectors(
+    seed: u64,
+    programs: u64,
+    schedules: usize,
+    sizes: crate::datagen::programs::Sizes,
+    out: &Path,
+    progress: bool,
+) -> Result<UnlabeledMeta, DatasetError> {
+    use crate::datagen::{programs as gen, rng::Rng, sampler};
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e: std::io::Error| DatasetError::Io { path: p.clone(), message: e.to_string() }
+    };
+    std::fs::create_dir_all(out).map_err(io(out))?;
+    let bar = if progress { indicatif::ProgressBar::new(programs) } else { indicatif::ProgressBar::hidden() };
+    let mut vectors: Vec<f32> = Vec::new();
+    let (mut n, mut skipped, mut made) = (0usize, 0usize, 0usize);
+    for index in 0..programs {
+        bar.inc(1);
+        let p = gen::generate_sized(seed, index, sizes);
+        let Ok(module) = crate::mlir::LoadedModule::from_source(&p.mlir) else { continue };
+        let Some(func) = module.functions().first().copied() else { continue };
+        let Ok(analysis) = crate::ir::analyze_function(func) else { continue };
+        let program = analysis.program;
+        let mut rng = Rng::for_item(seed ^ 0x0a7e_c0de, index);
+        for k in 0..schedules.max(1) {
+            let schedule = if k == 0 { Schedule::default() } else { sampler::walk_unchecked(&program, &mut rng, 12) };
+            made += 1;
+            match featurize(&program, &schedule) {
+                Ok(f) => {
+                    for c in &f.comps {
+                        vectors.extend_from_slice(c);
+                        n += 1;
+                    }
+                }
+                Err(_) => skipped += 1,
+            }
+        }
+    }
+    bar.finish_and_clear();
+    write_npy(&out.join("vectors.npy"), &[n, layout::FEATURES], &vectors).map_err(io(out))?;
+    let meta = UnlabeledMeta {
+        layout_hash: layout::spec().hash,
+        features: layout::FEATURES,
+        programs: programs as usize,
+        schedules: made,
+        vectors: n,
+        skipped,
+    };
+    let text = serde_json::to_string_pretty(&meta).expect("plain data");
+    std::fs::write(out.join("meta.json"), text).map_err(io(out))?;
+    Ok(meta)
+}
