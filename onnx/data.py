@@ -30,6 +30,8 @@ class Featurized:
         # Featurized data from before the flag has none.
         c = d / "censored.npy"
         self.censored = np.load(c).astype(bool) if c.exists() else np.zeros_like(self.noisy)
+        t = d / "identity_time.npy"
+        self.identity_time = np.load(t) if t.exists() else np.full(len(self.noisy), np.nan, dtype=np.float32)
         self.klass = np.load(d / "class.npy")
         self.classes = self.meta["classes"]
         self.programs = self.meta["programs"]

@@ -110,7 +110,17 @@ def evaluate(model, data, programs, device, batch):
         sel = idx[data.klass[idx] == c]
         if len(sel):
             out[f"class:{name}"] = metrics.summary(preds[sel], data.speedup[sel], data.program[sel])
+    # By the program's run time (its identity's): what the model knows of small and large.
+    for name, lo, hi in RUN_TIME_BUCKETS:
+        t = data.identity_time[idx]
+        sel = idx[(t >= lo) & (t < hi)]
+        if len(sel):
+            out[f"time:{name}"] = metrics.summary(preds[sel], data.speedup[sel], data.program[sel])
     return out, preds
+
+
+# Identity run-time buckets for the held-out metrics (seconds).
+RUN_TIME_BUCKETS = [("<1ms", 0.0, 1e-3), ("1-10ms", 1e-3, 1e-2), ("10-100ms", 1e-2, 1e-1), (">=100ms", 1e-1, float("inf"))]
 
 
 def main(argv=None):

@@ -194,6 +194,8 @@ def test_pretraining_the_encoder_and_training_from_it(tmp_path):
                        "--pretrained", str(tmp_path / "pre" / "encoder.pt"), "--unfreeze-after", "1"]) == 0
     cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
     assert cfg["pretrained"]["vectors"] == meta["vectors"]
+    buckets = [k for k in json.loads((tmp_path / "run" / "metrics.json").read_text())["test"] if k.startswith("time:")]
+    assert buckets, "metrics by run-time bucket"
     import torch
     state = torch.load(tmp_path / "run" / "model.pt", weights_only=False)["state"]
     pre = torch.load(tmp_path / "pre" / "encoder.pt", weights_only=False)

@@ -9,7 +9,8 @@
 //!   dataset's maxima (`comp_children.npy`, ...);
 //! - `speedup.npy` f32[N], `program.npy` i32[N] (index into meta's programs),
 //!   `noisy.npy` i32[N], `class.npy` i32[N], `censored.npy` i32[N] (1: the speedup is an
-//!   upper bound, see `datagen::Record::censored`);
+//!   upper bound, see `datagen::Record::censored`), `identity_time.npy` f32[N] (seconds of
+//!   the program's identity run, for metrics by run-time bucket);
 //! - `meta.json`: programs, classes, schedules, sizes, the layout hash.
 
 use super::tensors::{write_npy, Batch};
@@ -40,6 +41,8 @@ struct Point {
     noisy: bool,
     #[serde(default)]
     censored: bool,
+    #[serde(default)]
+    identity_time_s: f64,
 }
 
 #[derive(Serialize)]
@@ -70,6 +73,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     let mut program = Vec::new();
     let mut noisy = Vec::new();
     let mut censored = Vec::new();
+    let mut identity_time = Vec::new();
     let mut class = Vec::new();
     let mut programs: Vec<String> = Vec::new();
     let mut program_index: HashMap<String, i32> = HashMap::new();
@@ -118,6 +122,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                     program.push(program_index[&p.program_id]);
                     noisy.push(p.noisy as i32);
                     censored.push(p.censored as i32);
+                    identity_time.push(p.identity_time_s as f32);
                     class.push(c as i32);
                     schedules.push(p.schedule);
                     bar.inc(1);
@@ -160,6 +165,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     write_npy(&w("program.npy"), &[n], &program).map_err(io(out))?;
     write_npy(&w("noisy.npy"), &[n], &noisy).map_err(io(out))?;
     write_npy(&w("censored.npy"), &[n], &censored).map_err(io(out))?;
+    write_npy(&w("identity_time.npy"), &[n], &identity_time).map_err(io(out))?;
     write_npy(&w("class.npy"), &[n], &class).map_err(io(out))?;
     let spec = layout::spec();
     let spec_text = serde_json::to_string_pretty(&spec).expect("layout serializes");
