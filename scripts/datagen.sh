@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Generates (or grows, by resuming) the committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS]      default 3000 programs x 16 schedules, seed 1
-# Raw shards go to onnx/data/raw-s1/ (not committed); the merged, compressed dataset to
-# onnx/data/dataset.jsonl.gz and the card to onnx/data/README.md + speedups.png.
+# Generates (or grows, by resuming) a committed dataset and its data card:
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real]
+#     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
+#                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
+#                     onnx/data/raw-s1/ (not committed)
+#     real:           real-size programs, seed 1 -> onnx/data/real/dataset.jsonl.gz, card in
+#                     onnx/data/real/; raw shards in onnx/data/raw-r1/ (not committed)
 # Interrupt it at any time; running it again continues where it stopped. Programs already
 # in the committed dataset are skipped (--resume-from), so a fresh clone grows it too.
+# Each batch waits for a quiet machine before it is timed (see README, "Training data").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 programs=${1:-3000}
-cmd="autosched datagen --sizes toy --seed 1 --programs $programs --schedules-per-program 16 --out onnx/data/raw-s1"
+sizes=${2:-toy}
+case "$sizes" in
+  toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
+  real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
+  *) echo "sizes must be toy or real, got '$sizes'" >&2; exit 2 ;;
+esac
+mkdir -p "$dir"
+dataset="$dir/dataset.jsonl.gz"
+cmd="autosched datagen --sizes $sizes --seed 1 --programs $programs --schedules-per-program 16 --out $raw"
 resume=()
-[[ -f onnx/data/dataset.jsonl.gz ]] && resume=(--resume-from onnx/data/dataset.jsonl.gz)
-build/cargo/release/autosched datagen --sizes toy --seed 1 --programs "$programs" --schedules-per-program 16 \
-  --out onnx/data/raw-s1 "${resume[@]}" || true
-inputs=(onnx/data/raw-s1)
-[[ -f onnx/data/dataset.jsonl.gz ]] && inputs+=(onnx/data/dataset.jsonl.gz)
-build/cargo/release/autosched merge "${inputs[@]}" --out onnx/data/dataset.jsonl.gz
-.venv/bin/python onnx/data_card.py onnx/data/dataset.jsonl.gz --command "$cmd" \
-  --failed onnx/data/raw-s1/*.failed.jsonl
+[[ -f "$dataset" ]] && resume=(--resume-from "$dataset")
+build/cargo/release/autosched datagen --sizes "$sizes" --seed 1 --programs "$programs" --schedules-per-program 16 \
+  --out "$raw" "${resume[@]}" || true
+inputs=("$raw")
+[[ -f "$dataset" ]] && inputs+=("$dataset")
+build/cargo/release/autosched merge "${inputs[@]}" --out "$dataset"
+.venv/bin/python onnx/data_card.py "$dataset" --out-dir "$dir" --command "$cmd" \
+  --failed "$raw"/*.failed.jsonl
