@@ -974,6 +974,17 @@ fn write_module(module: &LoadedModule, output: Option<PathBuf>) -> ExitCode {
     }
 }
 
+/// For the commands that only print (`program`, `describe`, `layout`): end quietly when the
+/// reader of their output goes away (`| head`), as other command-line tools do, instead of
+/// panicking in println!. Not for commands that write to their children's pipes (a child
+/// that died must be an error there, not a signal).
+fn quiet_on_broken_pipe() {
+    // SAFETY: restores the default disposition of one signal.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
@@ -1050,10 +1061,12 @@ fn main() -> ExitCode {
         }
         Command::Optimize(args) => optimize(args),
         Command::Layout => {
+            quiet_on_broken_pipe();
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
             ExitCode::SUCCESS
         }
         Command::Program { seed, index, sizes } => {
+            quiet_on_broken_pipe();
             let p = affine_autosched::datagen::programs::generate_sized(seed, index, sizes);
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
             ExitCode::SUCCESS
@@ -1076,6 +1089,7 @@ fn main() -> ExitCode {
         Command::CWrapper { file, function, output } => c_wrapper(file, function, output),
         Command::Run(args) => run(args),
         Command::Describe { file, function, lines, tree, allow_unregistered_dialect } => {
+            quiet_on_broken_pipe();
             let module = match load(&file, allow_unregistered_dialect) {
                 Ok(m) => m,
                 Err(code) => return code,
