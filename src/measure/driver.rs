@@ -188,7 +188,9 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
          \x20   skip[v] = 1; printf(\"T %d %.9f\\n\", v, tc[v]); }}\n\
          \x20 if (budget > 0) {{ double per = 0; for (int v = 0; v < nv; ++v) if (!skip[v]) per += tc[v];\n\
          \x20   double fit = per > 0 ? budget / per : reps; if (fit < reps) reps = fit < minreps ? minreps : (int)fit;\n\
-         \x20   if (warmup > reps) warmup = reps; }}\n\
+         \x20   if (warmup > reps) warmup = reps;\n\
+         \x20   /* Over budget: the check run has warmed every variant already. */\n\
+         \x20   if (per * (reps + warmup) > budget) warmup = 0; }}\n\
          \x20 printf(\"R %d\\n\", reps);\n\
          \x20 for (int w = 0; w < warmup; ++w) for (int v = 0; v < nv; ++v) {{ if (skip[v]) continue; {restore} {call}; }}\n\
          \x20 for (int r = 0; r < reps; ++r) for (int j = 0; j < nv; ++j) {{\n\
