@@ -1001,19 +1001,22 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
       return report.refuse(n + " already holds vector values");
   }
   for (auto l : loops) {
-    // The vectorizer replaces the loop; remember its place to name the new one.
-    Block *block = l->getBlock();
-    unsigned index = std::distance(block->begin(), l->getIterator());
+    // The vectorizer replaces the loop in place: the new loop is the one right before the
+    // old loop's next operation (a position counted from the block's start is not enough:
+    // the vectorizer may hoist new operations, a broadcast of an outer induction variable,
+    // to the front of the block, and the name went to the loop's previous sibling; found
+    // by the fuzzer).
+    Operation *next = l->getNextNode();
     std::vector<SmallVector<AffineForOp, 2>> nest{{l}};
     VectorizationStrategy strategy;
     strategy.vectorSizes.push_back(width);
     strategy.loopToVectorDim[l.getOperation()] = 0;
     if (failed(vectorizeAffineLoopNest(nest, strategy)))
       return report.fail("MLIR's vectorizeAffineLoopNest failed on " + n);
-    auto it = block->begin();
-    std::advance(it, index);
-    if (auto newLoop = dyn_cast<AffineForOp>(*it))
-      setName(newLoop, n);
+    auto newLoop = next ? dyn_cast_or_null<AffineForOp>(next->getPrevNode()) : AffineForOp();
+    if (!newLoop)
+      return report.fail("cannot find the loop MLIR's vectorizer made of " + n);
+    setName(newLoop, n);
   }
   return AUTOSCHED_TX_OK;
 }

@@ -86,6 +86,25 @@
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@max_stride_dep: parallelize(L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=MAXSTRIDEDEP
 
+//
+// 10. A step on the wrong loop: after vectorizing L0.1, whose body uses the outer %i as a
+//     value, MLIR hoists a broadcast of %i to the front of L0's body, and the name of the
+//     vectorized loop went to its previous sibling L0.0 (counted by position): the next
+//     parallelize(L0.1) parallelized L0.0 instead (legal there, so the outputs matched; the
+//     oracle saw the step was not what it said). The new loop is now found next to the old
+//     one's neighbour.
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@vector_rename: vectorize(L0.1:4); parallelize(L0.1)"}))' %s 2>&1 | FileCheck %s --check-prefix=VRENAME
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@vector_rename: vectorize(L0.1:4); parallelize(L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=VRENAMEOK
+
+// VRENAME: step 2 (parallelize(L0.1)) refused: an operation with unknown memory effects prevents the dependence check
+// VRENAMEOK: applied schedule to @vector_rename: vectorize(L0.1:4); parallelize(L0.0)
+// VRENAMEOK-LABEL: func.func @vector_rename
+// VRENAMEOK: affine.parallel
+// VRENAMEOK: arith.index_cast %{{.*}} : index to i32
+// VRENAMEOK: affine.for %{{.*}} = 0 to 8 step 4
+// VRENAMEOK: vector.transfer_write
 // MAXSTRIDE: applied schedule to @max_stride: parallelize(L0.0)
 // MAXSTRIDEDEP: step 1 (parallelize(L0.0)) refused: L0.0 carries a dependence
 // IVVALUE: step 1 (vectorize(L0:2)) refused: L0's induction variable is used as a value, not only as an index (the vectorizer cannot widen it)
@@ -510,6 +529,23 @@ func.func @max_stride_dep(%A: memref<8x12xf64>) {
       %a = affine.load %A[%i, %j + 2] : memref<8x12xf64>
       %s = arith.addf %a, %one : f64
       affine.store %s, %A[%i, %j] : memref<8x12xf64>
+    }
+  }
+  return
+}
+
+func.func @vector_rename(%A: memref<16xf32>, %B: memref<16xi32>) {
+  affine.for %i = 0 to 2 {
+    affine.for %j = 0 to 8 {
+      %c = arith.index_cast %j : index to i32
+      affine.store %c, %B[%j] : memref<16xi32>
+    }
+    affine.for %k = 0 to 8 {
+      %a = affine.load %A[%k + 1] : memref<16xf32>
+      %x = arith.index_cast %i : index to i32
+      %f = arith.sitofp %x : i32 to f32
+      %s = arith.subf %a, %f : f32
+      affine.store %s, %A[%k] : memref<16xf32>
     }
   }
   return
