@@ -55,8 +55,9 @@ def test_export_metadata_and_python_parity(trained):
     assert meta["layout_hash"] == layout["hash"]
 
 
-def test_rust_agrees_with_pytorch_on_every_held_out_point(trained):
-    tmp, model = trained
+def assert_rust_matches_reference(model, tmp):
+    """`autosched score` reproduces, on every point of the reference next to `model`, the
+    prediction PyTorch made there (for an ensemble: the members' geometric mean)."""
     ref = json.loads((model.parent / "reference.json").read_text())
     expected = {(p["program_id"], s): v for p in ref["programs"] for s, v in zip(p["schedules"], p["predicted"])}
     ids = tmp / "ids.txt"
@@ -68,6 +69,11 @@ def test_rust_agrees_with_pytorch_on_every_held_out_point(trained):
     for pid, sched, _, pred in rows:
         want = expected[(pid, sched)]
         assert abs(float(pred) - want) <= 1e-4 * abs(want), (pid, sched, pred, want)
+
+
+def test_rust_agrees_with_pytorch_on_every_held_out_point(trained):
+    tmp, model = trained
+    assert_rust_matches_reference(model, tmp)
 
 
 def predict(model, extra_env=None):
@@ -161,17 +167,7 @@ def test_an_ensemble_exports_and_the_rust_side_takes_its_geometric_mean(trained,
     assert meta["members"] == "2"
     assert json.loads(model.with_suffix(".json").read_text())["parity"]["max_relative_difference"] <= 1e-4
     # The Rust side's prediction is the members' geometric mean (the reference's).
-    ref = json.loads((model.parent / "reference.json").read_text())
-    expected = {(p["program_id"], s): v for p in ref["programs"] for s, v in zip(p["schedules"], p["predicted"])}
-    ids = tmp_path / "ids.txt"
-    ids.write_text("\n".join(p["program_id"] for p in ref["programs"]))
-    out = tmp_path / "scores.tsv"
-    subprocess.run([AUTOSCHED, "score", DATASET, "--model", model, "--program-ids", ids, "--out", out], check=True)
-    rows = [line.split("\t") for line in out.read_text().splitlines()]
-    assert len(rows) == len(expected) > 0
-    for pid, sched, _, pred in rows:
-        want = expected[(pid, sched)]
-        assert abs(float(pred) - want) <= 1e-4 * abs(want), (pid, sched, pred, want)
+    assert_rust_matches_reference(model, tmp_path)
     r = predict(model)
     assert r.returncode == 0, r.stderr
     assert "(2 members)" in r.stdout, r.stdout
