@@ -111,6 +111,29 @@ fn sampled_schedules_are_legal_and_round_trip() {
     assert!(accepted > 100, "only {accepted} schedules accepted");
 }
 
+/// A batch is compiled as one module per core: each function lands in exactly one part,
+/// the one its number says, and every part verifies on its own.
+#[test]
+fn a_batch_splits_into_modules_by_variant_number() {
+    let p = programs::generate(5, 3);
+    let batch = datagen::build_batch(&p, 6).unwrap();
+    let n = batch.schedules.len() + 1;
+    assert!(n >= 4, "{n} variants");
+    assert_eq!(datagen::split_module(&batch.mlir, 1).unwrap(), vec![batch.mlir.clone()]);
+    let parts = datagen::split_module(&batch.mlir, 3).unwrap();
+    let mut seen = BTreeSet::new();
+    for (k, text) in parts.iter().enumerate() {
+        let module = LoadedModule::from_source(text).unwrap();
+        for f in module.functions() {
+            let name = f.string_attr("sym_name").unwrap();
+            let v: usize = name.strip_prefix('v').unwrap().parse().unwrap();
+            assert_eq!(v % 3, k, "{name} in part {k}");
+            assert!(seen.insert(v), "{name} twice");
+        }
+    }
+    assert_eq!(seen, (0..n).collect::<BTreeSet<_>>());
+}
+
 /// The data's schedules are walks through the search's own space: each step is one the
 /// search proposes at that point, stages come in the search's order, and on small programs
 /// every kind of step the search can take is reached.

@@ -222,3 +222,64 @@ fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
     assert_eq!((m.timings[0].times.len(), m.timings[1].times.len()), (6, 6));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A module from text, as the driver's C interface wants it.
+fn variant_of(dir: &std::path::Path, name: &str, mlir: &str) -> (measure::Signature, Variant) {
+    let path = dir.join(format!("{name}.mlir"));
+    std::fs::write(&path, mlir).unwrap();
+    let (mut v, sig) = measure::variant_from_file(&path, "f", name, None).unwrap();
+    v.label = name.into();
+    (sig, v)
+}
+
+#[test]
+fn the_in_memory_check_restores_changed_buffers_and_catches_writes_to_inputs() {
+    // The driver compares in memory and restores only the buffers some run changed. Three
+    // variants that add 1 in place must agree (each starts from the initial contents, not
+    // from the previous variant's result); one that also writes the buffer the others only
+    // read is caught.
+    let dir = std::env::temp_dir().join(format!("autosched-inmem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = |extra: &str| {
+        format!(
+            "func.func @f(%A: memref<64xf32>, %B: memref<64xf32>) {{\n  affine.for %i = 0 to 64 {{\n    \
+             %a = affine.load %A[%i] : memref<64xf32>\n    %b = affine.load %B[%i] : memref<64xf32>\n    \
+             %s = arith.addf %a, %b : f32\n    affine.store %s, %A[%i] : memref<64xf32>\n{extra}  }}\n  return\n}}\n"
+        )
+    };
+    let (sig, v0) = variant_of(&dir, "v0", &body(""));
+    let (_, v1) = variant_of(&dir, "v1", &body(""));
+    let (_, v2) = variant_of(&dir, "v2", &body(""));
+    let (_, bad) = variant_of(&dir, "bad", &body("    affine.store %s, %B[%i] : memref<64xf32>\n"));
+    let cfg = MeasureConfig { reps: 2, ..quick() };
+    let m = measure::measure("f", &sig, &[v0, v1, v2, bad], &cfg).unwrap();
+    assert!(m.verdicts[0].equivalent && m.verdicts[1].equivalent, "{:?}", m.verdicts);
+    assert_eq!(m.verdicts[0].detail, "equivalent: all buffers bitwise identical");
+    assert!(!m.verdicts[2].equivalent);
+    assert!(m.verdicts[2].detail.starts_with("MISMATCH in argument 1"), "{}", m.verdicts[2].detail);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_difference_within_the_tolerance_is_compared_from_the_written_buffers() {
+    // Bitwise different, relatively 1e-7 apart: the driver writes both out and the
+    // comparison with tolerance accepts it; the exact comparison does not.
+    let dir = std::env::temp_dir().join(format!("autosched-tol-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = |factor: &str| {
+        format!(
+            "func.func @f(%A: memref<64xf64>) {{\n  %c = arith.constant {factor} : f64\n  affine.for %i = 0 to 64 {{\n    \
+             %a = affine.load %A[%i] : memref<64xf64>\n    %s = arith.mulf %a, %c : f64\n    \
+             affine.store %s, %A[%i] : memref<64xf64>\n  }}\n  return\n}}\n"
+        )
+    };
+    let (sig, reference) = variant_of(&dir, "reference", &body("3.0"));
+    let (_, close) = variant_of(&dir, "close", &body("3.0000003"));
+    let vs = [reference, close];
+    let m = measure::measure("f", &sig, &vs, &MeasureConfig { comparison: measure::Comparison::Relative(1e-6), ..quick() }).unwrap();
+    assert!(m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    assert!(m.verdicts[0].detail.starts_with("equivalent within relative tolerance"), "{}", m.verdicts[0].detail);
+    let m = measure::measure("f", &sig, &vs, &quick()).unwrap();
+    assert!(!m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    let _ = std::fs::remove_dir_all(&dir);
+}

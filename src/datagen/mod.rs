@@ -112,7 +112,8 @@ pub struct Record {
     pub representation: Program,
     /// Empty for the identity.
     pub schedule: String,
-    /// Median seconds per run, and every timed run.
+    /// Median seconds per run, and every sample (in a batch over its time budget the first
+    /// is the check run; see `MeasureConfig::rep_budget`).
     pub time_s: f64,
     pub times_s: Vec<f64>,
     /// Relative median absolute deviation of `times_s`.
@@ -292,6 +293,26 @@ fn drop_slow_compiles(p: &GeneratedProgram, batch: &Batch, cfg: &MeasureConfig) 
     })
 }
 
+/// The batch module `mlir` (functions `v0`, `v1`, ...) as `parts` modules: function `vK`
+/// goes to module K mod `parts`.
+pub fn split_module(mlir: &str, parts: usize) -> Result<Vec<String>, crate::mlir::LoadError> {
+    if parts <= 1 {
+        return Ok(vec![mlir.to_string()]);
+    }
+    (0..parts)
+        .map(|part| {
+            let module = LoadedModule::from_source(mlir)?;
+            for f in module.functions() {
+                let k = f.string_attr("sym_name").and_then(|n| n.strip_prefix('v').and_then(|k| k.parse::<usize>().ok()));
+                if k.is_some_and(|k| k % parts != part) {
+                    module.remove(f);
+                }
+            }
+            Ok(module.operation().to_text())
+        })
+        .collect()
+}
+
 /// Measures a batch; returns its records (identity first) and the mismatches found.
 pub fn measure_batch(
     p: &GeneratedProgram,
@@ -300,18 +321,23 @@ pub fn measure_batch(
     machine: &Machine,
     quiet: measure::quiet::QuietWait,
 ) -> Result<(Vec<Record>, Vec<String>), DatagenError> {
+    // Variant v is compiled in part v mod `parts`: one module per core, compiled side by side.
+    let parts = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, batch.schedules.len() + 1);
     let entries_of = |b: &Batch| -> Vec<Entry> {
-        (0..=b.schedules.len()).map(|v| Entry { label: format!("v{v}"), library: 0, function: format!("v{v}") }).collect()
+        (0..=b.schedules.len()).map(|v| Entry { label: format!("v{v}"), library: v % parts, function: format!("v{v}") }).collect()
     };
     let fail = |e: measure::MeasureError| DatagenError::Program { id: p.id.clone(), message: e.to_string() };
+    let measure_split = |b: &Batch| -> Result<measure::Measurement, measure::MeasureError> {
+        let modules = split_module(&b.mlir, parts).map_err(|e| measure::MeasureError::Io(format!("{}: {e}", p.id)))?;
+        let libraries: Vec<measure::Library> = modules.iter().map(|m| measure::Library::Mlir(m)).collect();
+        measure::measure_entries(&libraries, &entries_of(b), &b.signature, cfg)
+    };
     let rebuilt;
-    let (batch, m) = match measure::measure_entries(&[measure::Library::Mlir(&batch.mlir)], &entries_of(batch), &batch.signature, cfg) {
+    let (batch, m) = match measure_split(batch) {
         Ok(m) => (batch, m),
         Err(measure::MeasureError::Tool { message, .. }) if message.contains("timed out") => {
             rebuilt = drop_slow_compiles(p, batch, cfg)?;
-            let m = measure::measure_entries(&[measure::Library::Mlir(&rebuilt.mlir)], &entries_of(&rebuilt), &rebuilt.signature, cfg)
-                .map_err(fail)?;
-            (&rebuilt, m)
+            (&rebuilt, measure_split(&rebuilt).map_err(fail)?)
         }
         Err(e) => return Err(fail(e)),
     };
@@ -578,8 +604,8 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), DatagenEr
 }
 
 /// Measurement settings for data points: all variants interleaved, repetitions adapted to
-/// the run time (about 2 s of timed runs per batch, 3 to 5 repetitions; no warm-up beyond
-/// the check run when over budget), variants 4x slower than the identity cut off after
+/// the run time (about 2 s of timed runs per batch, 3 to 5 samples; over budget, no warm-up
+/// and the check run is the first sample), variants 4x slower than the identity cut off after
 /// their check run. A noisy batch is not measured again: at real sizes nearly every batch
 /// has a variant over 5% spread in 3 repetitions (22 of 24 in a trial), and a second round
 /// halved the throughput; its points are flagged `noisy` and down-weighted by the trainer.

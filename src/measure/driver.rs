@@ -2,10 +2,12 @@
 //!
 //! One driver program per signature: it dlopen()s the shared libraries it is given and
 //! looks up one `_mlir_ciface_<name>` entry per variant (variants in different libraries
-//! may share a name, since each library is opened locally), fills every memref argument with the same seeded data,
-//! runs each variant once and writes its output buffers (for the equivalence check), then
-//! times warm-up and measured runs, rotating the order of the variants in every round so
-//! that no variant always runs first. Inputs are restored before every call, untimed.
+//! may share a name, since each library is opened locally), fills every memref argument
+//! with the same seeded data, runs each variant once and compares its buffers with the
+//! reference's in memory (printing `D <v>` and writing both out only when they differ bit
+//! for bit, for a comparison with tolerance), then times warm-up and measured runs,
+//! rotating the order of the variants in every round so that no variant always runs
+//! first. Changed buffers are restored before every call, untimed.
 
 use super::{Arg, MeasureError, Signature};
 use crate::ir::ElemType;
@@ -143,7 +145,8 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
                     c,
                     "  {t} *init{k} = aligned_alloc(64, ((n{k} * sizeof({t}) + 63) / 64) * 64 + 64);\n\
                      \x20 {t} *work{k} = aligned_alloc(64, ((n{k} * sizeof({t}) + 63) / 64) * 64 + 64);\n\
-                     \x20 for (size_t i = 0; i < n{k}; ++i) {{ uint64_t r = next(); init{k}[i] = ({t}){}; }}",
+                     \x20 for (size_t i = 0; i < n{k}; ++i) {{ uint64_t r = next(); init{k}[i] = ({t}){}; }}\n\
+                     \x20 memcpy(work{k}, init{k}, n{k} * sizeof({t}));",
                     c_value(*elem, false)
                 );
                 let _ = write!(c, "  desc{k} d{k} = {{ work{k}, work{k}, 0");
@@ -166,34 +169,62 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
             }
         }
     }
+    // The check: every variant runs once on the initial contents and its buffers are
+    // compared with the reference's in memory (memcmp), so that only a variant that
+    // differs bit for bit is written out (with the reference, once) for the caller to
+    // compare with its tolerance: writing every buffer of every variant to disk cost more
+    // than the runs themselves at real sizes. `dirty{k}`: some run changed buffer k; only
+    // those buffers are restored before a run (a variant writes in its timed runs what it
+    // wrote in its check run, the inputs being the same).
     let mut restore = String::new();
-    let mut dump = String::new();
+    let mut track = String::new();
+    let mut dump_v = String::new();
+    let mut dump_ref = String::new();
+    let mut declare = String::new();
     for (k, arg) in sig.args.iter().enumerate() {
         if let Arg::MemRef { elem, .. } = arg {
             let t = c_type(*elem)?;
-            let _ = write!(restore, "memcpy(work{k}, init{k}, n{k} * sizeof({t})); ");
-            let _ = writeln!(
-                dump,
-                "    {{ char p[4096]; snprintf(p, sizeof p, \"%s/v%d_arg{k}.bin\", out, v);\n\
-                 \x20     FILE *f = fopen(p, \"wb\"); if (!f || fwrite(work{k}, sizeof({t}), n{k}, f) != n{k}) return 4; fclose(f); }}"
+            let bytes = format!("n{k} * sizeof({t})");
+            let _ = write!(declare, "  int dirty{k} = 0; {t} *ref{k} = init{k};\n");
+            let _ = write!(restore, "if (dirty{k}) memcpy(work{k}, init{k}, {bytes}); ");
+            let _ = write!(
+                track,
+                "    if (memcmp(work{k}, init{k}, {bytes})) dirty{k} = 1;\n\
+                 \x20   if (v == 0) {{ if (dirty{k}) {{ ref{k} = malloc({bytes} + 1); if (!ref{k}) return 5; memcpy(ref{k}, work{k}, {bytes}); }} }}\n\
+                 \x20   else if (memcmp(work{k}, ref{k}, {bytes})) differs = 1;\n"
             );
+            let dump = |c: &mut String, src: &str, who: &str| {
+                let _ = writeln!(
+                    c,
+                    "      {{ char p[4096]; snprintf(p, sizeof p, \"%s/v%d_arg{k}.bin\", out, {who});\n\
+                     \x20       FILE *f = fopen(p, \"wb\"); if (!f || fwrite({src}{k}, sizeof({t}), n{k}, f) != n{k}) return 4; fclose(f); }}"
+                );
+            };
+            dump(&mut dump_v, "work", "v");
+            dump(&mut dump_ref, "ref", "0");
         }
     }
     let call = format!("fn[v]({})", call_args.join(", "));
     let _ = writeln!(
         c,
-        "  for (int v = 0; v < nv; ++v) {{\n    {restore}\n    double c0 = now(); {call}; tc[v] = now() - c0;\n{dump}  }}\n\
+        "{declare}  int ref_dumped = 0;\n\
+         \x20 for (int v = 0; v < nv; ++v) {{\n    {restore}\n    double c0 = now(); {call}; tc[v] = now() - c0;\n\
+         \x20   int differs = 0;\n{track}\
+         \x20   if (differs) {{\n      if (!ref_dumped) {{\n{dump_ref}        ref_dumped = 1; }}\n{dump_v}      printf(\"D %d\\n\", v); }}\n  }}\n\
          \x20 printf(\"checked\\n\"); fflush(stdout);\n\
          \x20 for (int v = 1; v < nv; ++v) if (cutoff > 0 && tc[v] > cutoff * tc[0]) {{\n\
          \x20   skip[v] = 1; printf(\"T %d %.9f\\n\", v, tc[v]); }}\n\
+         \x20 int from_check = 0;\n\
          \x20 if (budget > 0) {{ double per = 0; for (int v = 0; v < nv; ++v) if (!skip[v]) per += tc[v];\n\
          \x20   double fit = per > 0 ? budget / per : reps; if (fit < reps) reps = fit < minreps ? minreps : (int)fit;\n\
          \x20   if (warmup > reps) warmup = reps;\n\
-         \x20   /* Over budget: the check run has warmed every variant already. */\n\
-         \x20   if (per * (reps + warmup) > budget) warmup = 0; }}\n\
+         \x20   /* Over budget: the check run has warmed every variant already, and is the first of\n\
+         \x20      its samples (it ran on restored buffers like a timed run). */\n\
+         \x20   if (per * (reps + warmup) > budget) {{ warmup = 0; from_check = 1; }} }}\n\
          \x20 printf(\"R %d\\n\", reps);\n\
+         \x20 if (from_check) for (int v = 0; v < nv; ++v) if (!skip[v]) printf(\"T %d %.9f\\n\", v, tc[v]);\n\
          \x20 for (int w = 0; w < warmup; ++w) for (int v = 0; v < nv; ++v) {{ if (skip[v]) continue; {restore} {call}; }}\n\
-         \x20 for (int r = 0; r < reps; ++r) for (int j = 0; j < nv; ++j) {{\n\
+         \x20 for (int r = from_check; r < reps; ++r) for (int j = 0; j < nv; ++j) {{\n\
          \x20   int v = (r + j) % nv; if (skip[v]) continue; {restore}\n\
          \x20   double t0 = now(); {call}; double t1 = now();\n\
          \x20   printf(\"T %d %.9f\\n\", v, t1 - t0);\n\

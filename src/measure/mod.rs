@@ -133,8 +133,10 @@ pub struct MeasureConfig {
     pub cutoff: Option<f64>,
     /// Adaptive repetitions: when set, the timed runs of all variants together take about
     /// this long, estimated from the check runs, with between `min_reps` and `reps`
-    /// repetitions (and no more warm-up runs than repetitions). For the data generator,
-    /// whose programs run from microseconds to seconds.
+    /// repetitions (and no more warm-up runs than repetitions). Over the budget there is no
+    /// warm-up and each variant's check run is its first sample (it warmed the variant and
+    /// ran on restored buffers, as a timed run does). For the data generator, whose programs
+    /// run from microseconds to seconds.
     pub rep_budget: Option<Duration>,
     pub min_reps: usize,
 }
@@ -307,20 +309,43 @@ pub fn measure_entries(
     cfg: &MeasureConfig,
 ) -> Result<Measurement, MeasureError> {
     let dir = work_dir(cfg)?;
-    let mut libs = Vec::new();
     let started = Instant::now();
-    for (i, lib) in libraries.iter().enumerate() {
-        match lib {
+    // The modules are compiled side by side, one per core (nothing is timed meanwhile), and
+    // the driver with them.
+    let compile_one = |i: usize| -> Result<PathBuf, MeasureError> {
+        match libraries[i] {
             Library::Mlir(mlir) => {
                 log::info!("compiling library {i}");
-                libs.push(compile::shared_library(mlir, &dir.path, &format!("v{i}"), cfg.compile_timeout)?);
+                compile::shared_library(mlir, &dir.path, &format!("v{i}"), cfg.compile_timeout)
             }
-            Library::Prebuilt(path) => libs.push(
-                path.canonicalize().map_err(|e| MeasureError::Io(format!("{}: {e}", path.display())))?,
-            ),
+            Library::Prebuilt(path) => {
+                path.canonicalize().map_err(|e| MeasureError::Io(format!("{}: {e}", path.display())))
+            }
+        }
+    };
+    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(1);
+    let mut libs = Vec::new();
+    let mut exe = None;
+    for chunk in (0..libraries.len()).collect::<Vec<_>>().chunks(jobs) {
+        let built: Vec<Result<PathBuf, MeasureError>> = std::thread::scope(|scope| {
+            let driver = exe.is_none().then(|| scope.spawn(|| driver::build(sig, &dir.path)));
+            let handles: Vec<_> = chunk.iter().map(|&i| scope.spawn(move || compile_one(i))).collect();
+            if let Some(d) = driver {
+                exe = Some(d.join().unwrap_or_else(|_| Err(MeasureError::Io("driver build panicked".into()))));
+            }
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(MeasureError::Io("compilation panicked".into()))))
+                .collect()
+        });
+        for lib in built {
+            libs.push(lib?);
         }
     }
-    let exe = driver::build(sig, &dir.path)?;
+    let exe = match exe {
+        Some(built) => built?,
+        None => driver::build(sig, &dir.path)?,
+    };
     let compile_seconds = started.elapsed().as_secs_f64();
     let mut args = Vec::new();
     for e in entries {
@@ -332,10 +357,11 @@ pub fn measure_entries(
     let worst_spread = |ts: &[Timing]| ts.iter().map(Timing::relative_mad).fold(0.0, f64::max);
     let mut timings: Vec<Timing> = Vec::new();
     let mut rounds = 0;
+    let mut differs = vec![false; entries.len()];
     loop {
         let stdout = run_with_timeout(&exe, &dir.path, &args, cfg)?;
         let mut round = fresh();
-        let reps = parse_times(&stdout, &mut round)?;
+        let reps = parse_times(&stdout, &mut round, &mut differs)?;
         rounds += 1;
         // A variant cut off after its check run has that one time (the reference never is).
         let complete = |v: usize, t: &Timing| t.times.len() == reps || (v > 0 && t.cut_off && t.times.len() == 1);
@@ -356,14 +382,19 @@ pub fn measure_entries(
     let run_seconds = started.elapsed().as_secs_f64();
     let mut verdicts = Vec::new();
     for (v, entry) in entries.iter().enumerate().skip(1) {
-        verdicts.push(compare_outputs(&dir.path, sig, v, &entry.label, cfg.comparison)?);
+        verdicts.push(if differs[v] {
+            compare_outputs(&dir.path, sig, v, &entry.label, cfg.comparison)?
+        } else {
+            Verdict { label: entry.label.clone(), equivalent: true, detail: identical(cfg.comparison) }
+        });
     }
     Ok(Measurement { timings, verdicts, threads: cfg.threads, compile_seconds, run_seconds, rounds })
 }
 
-/// Appends the driver's `T <variant> <seconds>` lines to `timings`.
-/// Reads the driver's output into `timings`; returns the repetitions it ran.
-fn parse_times(stdout: &str, timings: &mut [Timing]) -> Result<usize, MeasureError> {
+/// Reads the driver's output: `T <variant> <seconds>` into `timings`, `D <variant>` (its
+/// buffers differ from the reference's bit for bit and were written out) into `differs`;
+/// returns the repetitions it ran.
+fn parse_times(stdout: &str, timings: &mut [Timing], differs: &mut [bool]) -> Result<usize, MeasureError> {
     let mut checked = false;
     let mut reps = None;
     for line in stdout.lines() {
@@ -379,6 +410,7 @@ fn parse_times(stdout: &str, timings: &mut [Timing]) -> Result<usize, MeasureErr
                 timings[v].cut_off = reps.is_none();
             }
             (Some("R"), Some(n), None) => reps = Some(n),
+            (Some("D"), Some(v), None) if v > 0 && v < differs.len() && !checked => differs[v] = true,
             _ => return Err(MeasureError::Output(line.into())),
         }
     }
@@ -493,6 +525,16 @@ fn unravel(mut i: usize, shape: &[i64]) -> String {
     format!("{idx:?}")
 }
 
+/// The verdict's detail for buffers identical bit for bit.
+fn identical(comparison: Comparison) -> String {
+    match comparison {
+        Comparison::Exact => "equivalent: all buffers bitwise identical".to_string(),
+        Comparison::Relative(r) | Comparison::Normalized(r) => {
+            format!("equivalent: bitwise identical (tolerance {r:e} allowed)")
+        }
+    }
+}
+
 fn compare_outputs(
     dir: &Path,
     sig: &Signature,
@@ -551,13 +593,11 @@ fn compare_outputs(
         }
     }
     let detail = match comparison {
-        Comparison::Exact => "equivalent: all buffers bitwise identical".to_string(),
-        Comparison::Relative(r) if worst == 0.0 => format!("equivalent: bitwise identical (tolerance {r:e} allowed)"),
-        Comparison::Relative(r) => format!("equivalent within relative tolerance {r:e} (worst {worst:.2e})"),
-        Comparison::Normalized(r) if worst == 0.0 => format!("equivalent: bitwise identical (tolerance {r:e} allowed)"),
-        Comparison::Normalized(r) => {
+        Comparison::Relative(r) if worst > 0.0 => format!("equivalent within relative tolerance {r:e} (worst {worst:.2e})"),
+        Comparison::Normalized(r) if worst > 0.0 => {
             format!("equivalent within {r:e} of the largest reference value (worst {worst:.2e})")
         }
+        _ => identical(comparison),
     };
     Ok(Verdict { label: label.into(), equivalent: true, detail })
 }
