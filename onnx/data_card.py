@@ -154,6 +154,10 @@ def main(argv=None) -> int:
     censored = sum(bool(p.get("censored")) for p in points)
     cache_text = ", ".join("L%d %d KiB" % (c["level"], c["bytes"] // 1024) for c in caches)
     waited = sum(p.get("quiet_wait_s", 0.0) for p in identities)
+    walled = [p for p in identities if p.get("batch_wall_s", 0.0) > 0]
+    wall = sum(p["batch_wall_s"] for p in walled)
+    stored = collections.Counter(p["program_id"] for p in points)
+    walled_points = sum(stored[p["program_id"]] for p in walled)
     lines += [
         "",
         "## Sizes",
@@ -166,7 +170,11 @@ def main(argv=None) -> int:
            f"({llc / 2**20:.0f} MiB) and {sum(s > 4 * llc for s in sets) / len(sets):.0%} four times it." if llc else "."),
         f"Caches of the machine: {cache_text or 'not recorded'}.",
         f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
-        f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s.",
+        f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s (before each batch the "
+        "generator samples the CPU use of the machine for 0.3 s and waits while others use over 15% of it).",
+        f"Throughput: {walled_points / wall * 3600:,.0f} points per hour of generator wall time "
+        f"({walled_points} points of {len(walled)} programs in {wall / 3600:.2f} h, from generating each program "
+        "to writing its records; failed programs not counted)." if wall > 0 else None,
         "",
         "| class | identity median ms | working set median MiB |",
         "| --- | ---: | ---: |",

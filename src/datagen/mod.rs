@@ -144,6 +144,11 @@ pub struct Record {
     pub busy_before: f64,
     #[serde(default)]
     pub quiet_wait_s: f64,
+    /// Wall seconds of the whole program, from generating it to its records: sampling and
+    /// checking schedules, waiting, compiling, running, comparing. Points over the sum of
+    /// these is the generator's throughput (0 in data from before it was recorded).
+    #[serde(default)]
+    pub batch_wall_s: f64,
 }
 
 fn one() -> usize {
@@ -377,6 +382,7 @@ pub fn measure_batch(
             censored: timing.cut_off,
             busy_before: quiet.busy,
             quiet_wait_s: quiet.waited_s,
+            batch_wall_s: 0.0,
         });
     }
     Ok((records, mismatches))
@@ -484,6 +490,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
             summary.skipped += 1;
             continue;
         }
+        let program_start = std::time::Instant::now();
         let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|b| {
             // Compiled and checked; now the timing, on a quiet machine.
             let quiet = match &cfg.quiet {
@@ -498,7 +505,11 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
             measure_batch(&p, &b, &cfg.measure, &machine, quiet).map(|r| (b, r))
         });
         match outcome {
-            Ok((_, (records, mismatches))) => {
+            Ok((_, (mut records, mismatches))) => {
+                let wall = program_start.elapsed().as_secs_f64();
+                for r in &mut records {
+                    r.batch_wall_s = wall;
+                }
                 for m in &mismatches {
                     log::error!("{}: MISMATCH (a bug, not stored): {m}", p.id);
                     let line = serde_json::json!({"program_id": p.id, "error": format!("mismatch: {m}")});
