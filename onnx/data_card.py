@@ -128,7 +128,7 @@ def main(argv=None) -> int:
         f"- programs: {programs}; failed programs (not measurable, logged, not stored): "
         f"{len(failed) - len(mismatches)}; output mismatches (bugs, never stored): {len(mismatches)}",
         f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['llvm']}, "
-        f"OMP_NUM_THREADS={machine['threads']}",
+        f"OMP_NUM_THREADS={machine['threads']}" + (f" {machine['omp']}" if machine.get("omp") else ""),
         f"- time per point: {(compile_s + run_s) / len(points):.3f} s of compile+run "
         f"({compile_s / len(points):.3f} s compiling, {run_s / len(points):.3f} s running the driver)",
         f"- noise: median relative MAD {statistics.median(spreads):.3%}, 90th percentile {q(spreads, 0.9):.3%}; "

@@ -39,6 +39,10 @@ pub struct Machine {
     /// the data card compares working sets with.
     #[serde(default)]
     pub caches: Vec<Cache>,
+    /// The OpenMP settings of the measurements besides the thread count
+    /// ([`measure::OMP_BINDING`]; empty in data from before they were set).
+    #[serde(default)]
+    pub omp: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +99,7 @@ impl Machine {
             llvm,
             threads,
             caches: detect_caches(),
+            omp: measure::OMP_BINDING.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
         }
     }
 }
