@@ -171,7 +171,7 @@ def main(argv=None) -> int:
         f"Caches of the machine: {cache_text or 'not recorded'}.",
         f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
         f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s (before each batch the "
-        "generator samples the CPU use of the machine for 0.3 s and waits while others use over 15% of it).",
+        "generator samples the CPU use of the machine for 0.1 s (0.3 s in its first hour) and waits while others use over 15% of it).",
         f"Throughput: {walled_points / wall * 3600:,.0f} points per hour of generator wall time "
         f"({walled_points} points of {len(walled)} programs in {wall / 3600:.2f} h, from generating each program "
         "to writing its records; failed programs not counted)." if wall > 0 else None,

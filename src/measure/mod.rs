@@ -132,9 +132,9 @@ pub struct MeasureConfig {
     /// steadier round.
     pub remeasure_above: Option<f64>,
     /// A variant whose correctness-check run (every variant runs once before timing) took
-    /// more than this many times the reference's, and so did one more run (the first can pay
-    /// one-time costs such as the OpenMP runtime starting), is not timed further: its one
-    /// time is the faster of those two runs. For searches, where a candidate several times slower than the original only
+    /// more than this many times the reference's, and so did one more run when the first was
+    /// short ([`driver::RETRY_BELOW`]: a first run can pay one-time costs such as the OpenMP
+    /// runtime starting), is not timed further: its one time is the faster of those runs. For searches, where a candidate several times slower than the original only
     /// needs to be known as slow (one that forks threads at every iteration of two outer
     /// loops can take seconds per run).
     pub cutoff: Option<f64>,

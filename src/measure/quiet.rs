@@ -41,7 +41,7 @@ impl Default for QuietPolicy {
     fn default() -> Self {
         QuietPolicy {
             max_busy: 0.15,
-            window: Duration::from_millis(300),
+            window: Duration::from_millis(100),
             pause: Duration::from_secs(2),
             max_wait: Duration::from_secs(600),
         }
