@@ -50,6 +50,30 @@ class Featurized:
     def __len__(self):
         return len(self.speedup)
 
+    def append(self, other):
+        """Adds `other`'s points and programs after this set's (same layout); returns the
+        indices of the added programs. The tree tensors are padded to the larger of the two."""
+        if other.layout["hash"] != self.layout["hash"]:
+            raise ValueError(f"{other.dir} has layout {other.layout['hash']}, {self.dir} has {self.layout['hash']}")
+        n_prog = len(self.programs)
+        self.comps = np.concatenate([self.comps, other.comps])
+        self.offsets = np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]])
+        for name in TREE_FILES:
+            a, b = self.tree[name], other.tree[name]
+            shape = [max(x, y) for x, y in zip(a.shape[1:], b.shape[1:])]
+            self.tree[name] = np.concatenate([_pad(a, shape), _pad(b, shape)])
+        classes = list(self.classes) + [c for c in other.classes if c not in self.classes]
+        remap = np.array([classes.index(c) for c in other.classes], dtype=self.klass.dtype)
+        self.classes = self.meta["classes"] = classes
+        self.klass = np.concatenate([self.klass, remap[other.klass]])
+        self.programs = self.meta["programs"] = list(self.programs) + list(other.programs)
+        self.meta["schedules"] = list(self.meta["schedules"]) + list(other.meta["schedules"])
+        self.program = np.concatenate([self.program, other.program + n_prog])
+        for attr in ("speedup", "noisy", "censored", "identity_time", "depth_used", "slots_used",
+                     "children_used", "comps_used"):
+            setattr(self, attr, np.concatenate([getattr(self, attr), getattr(other, attr)]))
+        return np.arange(n_prog, len(self.programs))
+
     def inputs(self, idx, at_least=1):
         """The model's inputs for the points `idx`, cropped to what they use (but keeping
         at least `at_least` computations, slots and children, within the dataset's padding)."""
@@ -83,6 +107,15 @@ class Featurized:
                 shape[1] = pad
                 x[j] = torch.cat([x[j], torch.zeros(shape, dtype=x[j].dtype)], dim=1)
         return x
+
+
+def _pad(a, shape):
+    """`a` ([N, ...]) zero-padded to [N, *shape]."""
+    if list(a.shape[1:]) == list(shape):
+        return a
+    out = np.zeros((a.shape[0], *shape), dtype=a.dtype)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out
 
 
 def split_programs(n_programs, seed, fractions=(0.8, 0.1, 0.1)):

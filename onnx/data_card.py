@@ -155,6 +155,9 @@ def main(argv=None) -> int:
     cache_text = ", ".join("L%d %d KiB" % (c["level"], c["bytes"] // 1024) for c in caches)
     waited = sum(p.get("quiet_wait_s", 0.0) for p in identities)
     walled = [p for p in identities if p.get("batch_wall_s", 0.0) > 0]
+    checked = sum("busy_during" in p for p in identities)
+    remeasured = sum(p.get("busy_retries", 0) > 0 for p in identities)
+    disturbed = sum(p.get("busy_during", 0.0) > 0.15 for p in identities)
     wall = sum(p["batch_wall_s"] for p in walled)
     stored = collections.Counter(p["program_id"] for p in points)
     walled_points = sum(stored[p["program_id"]] for p in walled)
@@ -171,7 +174,10 @@ def main(argv=None) -> int:
         f"Caches of the machine: {cache_text or 'not recorded'}.",
         f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
         f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s (before each batch the "
-        "generator samples the CPU use of the machine for 0.1 s (0.3 s in its first hour) and waits while others use over 15% of it).",
+        "generator samples the CPU use of the machine for 0.1 s (0.3 s in its first hour) and waits while others use over 15% of it)."
+        + (f" The generator also checks the CPU use of other processes while each batch runs ({checked} programs "
+           f"so checked): {remeasured} batches were disturbed (over 15%) and measured again, and {disturbed} were "
+           "still disturbed after two more tries and kept with their points flagged noisy." if checked else ""),
         f"Throughput: {walled_points / wall * 3600:,.0f} points per hour of generator wall time "
         f"({walled_points} points of {len(walled)} programs in {wall / 3600:.2f} h, from generating each program "
         "to writing its records; failed programs not counted)." if wall > 0 else None,

@@ -1,4 +1,10 @@
-"""Accuracy figures of a speedup model (thesis §4.1.1): MAPE, Pearson, Spearman, nDCG@k."""
+"""Accuracy figures of a speedup model (thesis §4.1.1): MAPE, Pearson, Spearman, nDCG@k.
+
+Censored points (a variant cut off after one run: its speedup is only known to be at most
+the stored bound) enter the ranking figures at their bound, which ranks them below every
+faster schedule of their program, as they are; MAPE is over the exactly measured points,
+and `censored_above` is the fraction of censored points predicted faster than their bound.
+"""
 
 import numpy as np
 
@@ -44,15 +50,19 @@ def ndcg(pred, true, k):
     return dcg / idcg if idcg > 0 else float("nan")
 
 
-def summary(pred, true, groups, k=5):
+def summary(pred, true, groups, k=5, censored=None):
     """Figures over all points, and nDCG@1/k averaged over groups (programs) of 2+ points."""
     pred, true, groups = np.asarray(pred), np.asarray(true), np.asarray(groups)
+    censored = np.zeros(len(true), dtype=bool) if censored is None else np.asarray(censored, dtype=bool)
+    exact = ~censored
     per = [ndcg(pred[groups == g], true[groups == g], k) for g in np.unique(groups) if np.sum(groups == g) > 1]
     per1 = [ndcg(pred[groups == g], true[groups == g], 1) for g in np.unique(groups) if np.sum(groups == g) > 1]
     return {
         "points": int(len(true)),
         "programs": int(len(np.unique(groups))),
-        "mape": mape(pred, true),
+        "mape": mape(pred[exact], true[exact]) if exact.any() else float("nan"),
+        "censored": int(censored.sum()),
+        "censored_above": float(np.mean(pred[censored] > true[censored])) if censored.any() else float("nan"),
         "pearson": pearson(pred, true),
         "spearman": spearman(pred, true),
         f"ndcg@{k}": float(np.nanmean(per)) if per else float("nan"),

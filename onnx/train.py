@@ -28,6 +28,8 @@ from model import CostModel  # noqa: E402
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", required=True, help="directory written by `autosched featurize`")
+    p.add_argument("--extra-data", help="another featurized dataset (same layout) whose programs all join the "
+                                        "training set; the split and the held-out figures stay those of --data")
     p.add_argument("--out", required=True)
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--patience", type=int, default=10, help="epochs without validation gain before stopping")
@@ -102,21 +104,29 @@ def evaluate(model, data, programs, device, batch):
     bl = data_mod.batches(data, programs, batch)
     idx = np.concatenate(bl) if bl else np.array([], dtype=int)
     preds = predict(model, data, bl, device)
-    out = {"all": metrics.summary(preds[idx], data.speedup[idx], data.program[idx])}
+    return breakdown(preds, data, idx), preds
+
+
+def breakdown(preds, data, idx):
+    """Held-out figures over `idx`: all, not noisy, per class, per identity run-time bucket."""
+    def summary(sel):
+        return metrics.summary(preds[sel], data.speedup[sel], data.program[sel], censored=data.censored[sel])
+
+    out = {"all": summary(idx)}
     clean = idx[~data.noisy[idx]]
     if len(clean):
-        out["not_noisy"] = metrics.summary(preds[clean], data.speedup[clean], data.program[clean])
+        out["not_noisy"] = summary(clean)
     for c, name in enumerate(data.classes):
         sel = idx[data.klass[idx] == c]
         if len(sel):
-            out[f"class:{name}"] = metrics.summary(preds[sel], data.speedup[sel], data.program[sel])
+            out[f"class:{name}"] = summary(sel)
     # By the program's run time (its identity's): what the model knows of small and large.
     for name, lo, hi in RUN_TIME_BUCKETS:
         t = data.identity_time[idx]
         sel = idx[(t >= lo) & (t < hi)]
         if len(sel):
-            out[f"time:{name}"] = metrics.summary(preds[sel], data.speedup[sel], data.program[sel])
-    return out, preds
+            out[f"time:{name}"] = summary(sel)
+    return out
 
 
 # Identity run-time buckets for the held-out metrics (seconds).
@@ -138,6 +148,8 @@ def main(argv=None):
     if args.train_fraction < 1.0:
         keep = max(1, int(round(args.train_fraction * len(train_p))))
         train_p = train_p[:keep]
+    if args.extra_data:
+        train_p = np.concatenate([train_p, data.append(data_mod.Featurized(args.extra_data))])
     rng = np.random.default_rng(args.seed)
     train_batches = data_mod.batches(data, train_p, args.batch, np.random.default_rng(args.seed),
                                      args.programs_per_batch)

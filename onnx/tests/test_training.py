@@ -196,3 +196,68 @@ def test_pretraining_the_encoder_and_training_from_it(tmp_path):
     state = torch.load(tmp_path / "run" / "model.pt", weights_only=False)["state"]
     pre = torch.load(tmp_path / "pre" / "encoder.pt", weights_only=False)
     assert torch.equal(state["feature_mean"], pre["feature_mean"])
+
+
+def test_censored_points_enter_metrics_as_bounds():
+    import metrics
+    pred = [1.0, 2.0, 0.5, 0.1]
+    true = [1.0, 2.0, 0.25, 0.25]
+    cens = [False, False, True, True]
+    m = metrics.summary(pred, true, [0, 0, 0, 0], censored=cens)
+    # MAPE only over the exactly measured points (both exact here).
+    assert m["mape"] == 0.0
+    assert m["censored"] == 2
+    # One of the two censored points is predicted faster than its bound.
+    assert m["censored_above"] == 0.5
+    assert metrics.summary(pred, true, [0, 0, 0, 0])["mape"] > 0
+
+
+def test_extra_training_data_joins_training_only(tmp_path):
+    import data as data_mod
+    a, b = tmp_path / "a", tmp_path / "b"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", a, "--programs", "10"], check=True)
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", b, "--programs", "16"], check=True)
+    da, db = data_mod.Featurized(a), data_mod.Featurized(b)
+    n_a, p_a = len(da), len(da.programs)
+    first = da.inputs([0])
+    added = da.append(db)
+    assert list(added) == list(range(p_a, p_a + len(db.programs)))
+    assert len(da) == n_a + len(db) and len(da.meta["schedules"]) == len(da)
+    # The appended points read back exactly as in their own set; the first set's are unchanged.
+    for j in (0, len(db) - 1):
+        mine, theirs = da.inputs([n_a + j]), db.inputs([j])
+        for x, y in zip(mine, theirs):
+            assert torch_equal(x, y)
+    for x, y in zip(da.inputs([0]), first):
+        assert torch_equal(x, y)
+    assert da.programs[da.program[n_a]] == db.programs[db.program[0]]
+    # Training: the split (and so the held-out figures) is that of --data alone.
+    assert train.main(["--data", str(a), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
+                       "--extra-data", str(b)]) == 0
+    m = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert m["config"]["test_programs"] == 1 and m["config"]["train_programs"] == 8 + len(db.programs)
+
+
+def torch_equal(x, y):
+    import torch
+    return x.shape == y.shape and bool(torch.equal(x, y))
+
+
+def test_decision_rules_on_measured_schedules():
+    import types
+    import numpy as np
+    import report
+    # One program: identity, a schedule both members like (measured 0.5x), one only the
+    # first member likes (measured 0.4x), and a modest one both agree on (measured 1.5x).
+    data = types.SimpleNamespace(meta={"schedules": ["", "a", "b", "c"]}, program=np.zeros(4, dtype=int),
+                                 speedup=np.array([1.0, 0.5, 0.4, 1.5]))
+    pred = np.array([[1.0, 1.0], [3.0, 0.9], [4.0, 1.0], [1.6, 1.5]])
+    r = report.decisions(pred, data, np.arange(4))
+    # Point estimate: b has the best geometric mean (2.0) and loses; the pessimistic rule
+    # takes c, whose worst member still predicts 1.5x.
+    assert r["point estimate"]["geomean"] == 0.4 and r["point estimate"]["below_0.95"] == 1
+    assert r["pessimistic (pass)"]["geomean"] == 1.5
+    assert r["best measured"]["geomean"] == 1.5
+    # Nobody's worst case clears the margin: the original is kept.
+    r = report.decisions(np.array([[1.0, 1.0], [3.0, 0.9], [4.0, 1.0], [1.6, 1.0]]), data, np.arange(4))
+    assert r["pessimistic (pass)"]["geomean"] == 1.0 and r["pessimistic (pass)"]["changed"] == 0

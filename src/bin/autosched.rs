@@ -386,9 +386,9 @@ fn datagen(cfg: affine_autosched::datagen::DatagenConfig) -> ExitCode {
             eprintln!(
                 "datagen shard {}/{}: {} programs measured ({} already done, {} failed), {} points, {} mismatches; \
                  {:.0} s wall ({:.0} s compiling, {:.0} s running, {:.0} s waiting for a quiet machine; \
-                 {} batches measured on a busy one), {:.2} points/s = {:.0} points/hour",
+                 {} batches measured on a busy one, {} measured again after a disturbance), {:.2} points/s = {:.0} points/hour",
                 cfg.shard.0, cfg.shard.1, s.programs, s.skipped, s.failed, s.points, s.mismatches,
-                s.wall_s, s.compile_s, s.run_s, s.quiet_wait_s, s.busy_batches, rate, rate * 3600.0
+                s.wall_s, s.compile_s, s.run_s, s.quiet_wait_s, s.busy_batches, s.remeasured_batches, rate, rate * 3600.0
             );
             if s.mismatches > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
         }

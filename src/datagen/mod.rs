@@ -149,6 +149,15 @@ pub struct Record {
     pub busy_before: f64,
     #[serde(default)]
     pub quiet_wait_s: f64,
+    /// How busy other processes kept the CPUs while the batch was compiled and measured
+    /// (ours subtracted; 0 in data from before it was recorded). A batch over the quiet
+    /// policy's limit is measured again; one still busy after [`BUSY_RETRIES`] is kept with
+    /// its points flagged `noisy`.
+    #[serde(default)]
+    pub busy_during: f64,
+    /// Times the batch was measured again because others were busy while it ran.
+    #[serde(default)]
+    pub busy_retries: usize,
     /// Wall seconds of the whole program, from generating it to its records: sampling and
     /// checking schedules, waiting, compiling, running, comparing. Points over the sum of
     /// these is the generator's throughput (0 in data from before it was recorded).
@@ -387,6 +396,8 @@ pub fn measure_batch(
             censored: timing.cut_off,
             busy_before: quiet.busy,
             quiet_wait_s: quiet.waited_s,
+            busy_during: 0.0,
+            busy_retries: 0,
             batch_wall_s: 0.0,
         });
     }
@@ -444,7 +455,12 @@ pub struct Summary {
     /// the wait ran out.
     pub quiet_wait_s: f64,
     pub busy_batches: usize,
+    /// Batches measured again because other processes were busy while they ran.
+    pub remeasured_batches: usize,
 }
+
+/// Times a batch disturbed by other processes is measured again before it is kept as noisy.
+pub const BUSY_RETRIES: usize = 2;
 
 /// Generates and measures the programs of one shard, resuming where a previous run stopped.
 pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
@@ -498,16 +514,38 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         let program_start = std::time::Instant::now();
         let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|b| {
             // Compiled and checked; now the timing, on a quiet machine.
-            let quiet = match &cfg.quiet {
-                Some(policy) => measure::quiet::wait_until_quiet(policy, measure::quiet::cpu_busy),
-                None => measure::quiet::QuietWait { waited_s: 0.0, busy: 0.0, quiet: true },
-            };
-            summary.quiet_wait_s += quiet.waited_s;
-            if !quiet.quiet {
-                log::warn!("{}: measured on a busy machine ({:.0}% of the CPUs) after waiting {:.0} s", p.id, quiet.busy * 100.0, quiet.waited_s);
-                summary.busy_batches += 1;
+            let mut retries = 0;
+            loop {
+                let quiet = match &cfg.quiet {
+                    Some(policy) => measure::quiet::wait_until_quiet(policy, measure::quiet::cpu_busy),
+                    None => measure::quiet::QuietWait { waited_s: 0.0, busy: 0.0, quiet: true },
+                };
+                summary.quiet_wait_s += quiet.waited_s;
+                if !quiet.quiet {
+                    log::warn!("{}: measured on a busy machine ({:.0}% of the CPUs) after waiting {:.0} s", p.id, quiet.busy * 100.0, quiet.waited_s);
+                    summary.busy_batches += 1;
+                }
+                let before = measure::quiet::CpuCounters::read();
+                let (mut records, mismatches) = measure_batch(&p, &b, &cfg.measure, &machine, quiet)?;
+                let during = before.zip(measure::quiet::CpuCounters::read()).and_then(|(a, z)| a.others_busy(&z));
+                if let (Some(policy), Some(busy)) = (&cfg.quiet, during) {
+                    if busy > policy.max_busy {
+                        if retries < BUSY_RETRIES {
+                            retries += 1;
+                            summary.remeasured_batches += 1;
+                            log::warn!("{}: other processes used {:.0}% of the CPUs while it was measured: measuring again", p.id, busy * 100.0);
+                            continue;
+                        }
+                        log::warn!("{}: still disturbed ({:.0}% of the CPUs) after {BUSY_RETRIES} more tries: kept as noisy", p.id, busy * 100.0);
+                        records.iter_mut().for_each(|r| r.noisy = true);
+                    }
+                }
+                for r in &mut records {
+                    r.busy_during = during.unwrap_or(0.0);
+                    r.busy_retries = retries;
+                }
+                return Ok((b, (records, mismatches)));
             }
-            measure_batch(&p, &b, &cfg.measure, &machine, quiet).map(|r| (b, r))
         });
         match outcome {
             Ok((_, (mut records, mismatches))) => {

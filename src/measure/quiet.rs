@@ -1,26 +1,67 @@
 //! Waiting for a quiet machine before timing: a build or a test suite running beside a
 //! measurement spoils it (the machines are shared), so the data generator samples how busy
 //! the CPUs are, with its own measurement idle, and waits until other processes are done.
+//! A process that starts while a batch runs is caught afterwards: [`CpuCounters`] taken
+//! around the batch tell how much of the CPUs others used meanwhile (ours subtracted).
 
 use std::time::{Duration, Instant};
 
 /// Busy fraction of all CPUs over `window` (0 = idle, 1 = every core busy), from the
 /// kernel's counters in /proc/stat. None where they cannot be read (not Linux).
 pub fn cpu_busy(window: Duration) -> Option<f64> {
-    fn sample() -> Option<(u64, u64)> {
-        let stat = std::fs::read_to_string("/proc/stat").ok()?;
-        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-        let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
-        // user nice system idle iowait irq softirq steal ...: idle time is idle + iowait.
-        let total: u64 = v.iter().take(8).sum();
-        let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
-        Some((total, idle))
-    }
-    let (t0, i0) = sample()?;
+    let sample = || parse_stat(&std::fs::read_to_string("/proc/stat").ok()?);
+    let (b0, t0) = sample()?;
     std::thread::sleep(window);
-    let (t1, i1) = sample()?;
+    let (b1, t1) = sample()?;
     let total = t1.saturating_sub(t0);
-    (total > 0).then(|| 1.0 - i1.saturating_sub(i0) as f64 / total as f64)
+    (total > 0).then(|| b1.saturating_sub(b0) as f64 / total as f64)
+}
+
+/// CPU time counters, in the kernel's clock ticks: all CPUs' busy and total time
+/// (/proc/stat), and this process's own time with that of its children it has waited for
+/// (/proc/self/stat: compile jobs and the measuring driver).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CpuCounters {
+    pub busy: u64,
+    pub total: u64,
+    pub own: u64,
+}
+
+impl CpuCounters {
+    /// None where the counters cannot be read (not Linux).
+    pub fn read() -> Option<Self> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let (busy, total) = parse_stat(&stat)?;
+        let own = parse_self_stat(&std::fs::read_to_string("/proc/self/stat").ok()?)?;
+        Some(CpuCounters { busy, total, own })
+    }
+
+    /// Share of all CPUs (0 to 1) that other processes kept busy between `self` and `later`.
+    pub fn others_busy(&self, later: &CpuCounters) -> Option<f64> {
+        let total = later.total.checked_sub(self.total).filter(|t| *t > 0)?;
+        let busy = later.busy.saturating_sub(self.busy);
+        let own = later.own.saturating_sub(self.own);
+        Some(busy.saturating_sub(own) as f64 / total as f64)
+    }
+}
+
+/// (busy, total) ticks of all CPUs from /proc/stat's `cpu` line; idle time is idle + iowait.
+fn parse_stat(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
+    Some((total.saturating_sub(idle), total))
+}
+
+/// utime + stime + cutime + cstime from /proc/self/stat (fields 14 to 17; the command name,
+/// field 2, is in parentheses and may hold spaces, so fields are counted after its ')').
+fn parse_self_stat(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // `rest` starts at field 3 (state): field n is f[n - 3].
+    (11..15).map(|i| f.get(i)?.parse::<i64>().ok().map(|x| x.max(0) as u64)).sum()
 }
 
 /// When a machine counts as quiet, and how long to wait for it.
@@ -91,6 +132,35 @@ mod tests {
         let w = wait_until_quiet(&impatient, |_| Some(1.0));
         assert!(!w.quiet && w.busy == 1.0 && w.waited_s >= 0.02);
         assert!(wait_until_quiet(&impatient, |_| None).quiet, "no counters: measure");
+    }
+
+    #[test]
+    fn counters_parse_and_subtract_our_own_time() {
+        let stat = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n";
+        assert_eq!(parse_stat(stat), Some((150, 1000)));
+        // A command name with spaces and parentheses; utime 7, stime 3, cutime 20, cstime 5.
+        let own = "42 (my (odd) name) R 1 2 3 4 5 6 7 8 9 10 7 3 20 5 20 0 1 0 100 200 300";
+        assert_eq!(parse_self_stat(own), Some(35));
+        let a = CpuCounters { busy: 100, total: 1000, own: 10 };
+        // 200 ticks of 1000 busy, 50 of them ours: others used 15%.
+        let b = CpuCounters { busy: 300, total: 2000, own: 60 };
+        assert!((a.others_busy(&b).unwrap() - 0.15).abs() < 1e-12);
+        assert_eq!(a.others_busy(&a), None, "no time passed");
+        // Our own spinning is not others' load.
+        if let Some(before) = CpuCounters::read() {
+            let t = std::time::Instant::now();
+            let mut x = 0u64;
+            while t.elapsed() < Duration::from_millis(300) {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                std::hint::black_box(x);
+            }
+            let after = CpuCounters::read().unwrap();
+            let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
+            // One core spun of `cores`: about 1/cores of all CPU time is counted as ours
+            // (so it is not taken for others' load), whatever else the machine runs.
+            let own_share = (after.own - before.own) as f64 / (after.total - before.total) as f64;
+            assert!(own_share > 0.7 / cores, "{own_share}");
+        }
     }
 
     #[test]
