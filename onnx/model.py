@@ -73,17 +73,27 @@ class CostModel(nn.Module):
 
         items [B, N, H]: embeddings the children index; children [B, S, C]; counts [B, S].
         Returns [B, S, H]: the hidden state after each node's last child, `empty` if none.
+        Only nodes with children go through the LSTM (most padded slots of most levels are
+        empty: running it on them was three quarters of the inference time); slot 0 always
+        does, so that the LSTM never sees an empty batch.
         """
         b, n, h = items.shape
         s, c = children.shape[1], children.shape[2]
         base = (torch.arange(b, dtype=children.dtype, device=children.device) * n).view(b, 1, 1)
         flat = items.reshape(b * n, h)
-        seq = flat[(children + base).reshape(-1)].reshape(b * s, c, h)
+        cnt = counts.reshape(b * s)
+        first = torch.arange(b * s, device=counts.device) == 0
+        real = torch.nonzero((cnt > 0) | first).reshape(-1)
+        # Slot 0 is always there: telling the exporter lets it size the LSTM's state.
+        torch._check(real.shape[0] >= 1)
+        rows = (children + base).reshape(b * s, c)[real]
+        seq = flat[rows.reshape(-1)].reshape(-1, c, h)
         out, _ = lstm(seq)
-        last = (counts.reshape(b * s) - 1).clamp(min=0)
-        picked = torch.gather(out, 1, last.view(b * s, 1, 1).expand(b * s, 1, h)).reshape(b, s, h)
-        has = (counts > 0).unsqueeze(-1)
-        return torch.where(has, picked, empty.view(1, 1, h).expand(b, s, h))
+        last = (cnt[real] - 1).clamp(min=0)
+        picked = torch.gather(out, 1, last.view(-1, 1, 1).expand(-1, 1, h)).reshape(-1, h)
+        placed = torch.zeros(b * s, h, dtype=items.dtype, device=items.device).index_put((real,), picked)
+        has = (cnt > 0).unsqueeze(-1)
+        return torch.where(has, placed, empty.view(1, h).expand(b * s, h)).reshape(b, s, h)
 
     def unit(self, hc, hl):
         """The loop embedding from the two summaries (thesis Fig. 3.28)."""

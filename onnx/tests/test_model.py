@@ -1,0 +1,86 @@
+"""The model's recursion: padding never changes a prediction, and running the LSTMs only on
+the nodes that have children (model.CostModel.summarize) gives what running them on every
+padded slot gives."""
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "onnx"))
+
+import data as data_mod  # noqa: E402
+import model as model_mod  # noqa: E402
+
+AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
+DATASETS = [ROOT / "onnx" / "data" / "dataset.jsonl.gz", ROOT / "onnx" / "data" / "real" / "dataset.jsonl.gz"]
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=["toy", "real"])
+def featurized(request, tmp_path_factory):
+    if not AUTOSCHED.exists():
+        pytest.fail("build first (scripts/setup.sh): no build/cargo/release/autosched")
+    out = tmp_path_factory.mktemp("feat") / "f"
+    subprocess.run([AUTOSCHED, "featurize", DATASETS[request.param], "--out", out, "--programs", "30"], check=True)
+    return data_mod.Featurized(out)
+
+
+def summarize_every_slot(lstm, items, children, counts, empty):
+    """The plain recursion step: the LSTM over every slot, padded or not."""
+    b, n, h = items.shape
+    s, c = children.shape[1], children.shape[2]
+    base = (torch.arange(b, dtype=children.dtype) * n).view(b, 1, 1)
+    seq = items.reshape(b * n, h)[(children + base).reshape(-1)].reshape(b * s, c, h)
+    out, _ = lstm(seq)
+    last = (counts.reshape(b * s) - 1).clamp(min=0)
+    picked = torch.gather(out, 1, last.view(b * s, 1, 1).expand(b * s, 1, h)).reshape(b, s, h)
+    return torch.where((counts > 0).unsqueeze(-1), picked, empty.view(1, 1, h).expand(b, s, h))
+
+
+def test_only_nodes_with_children_go_through_the_lstm(featurized):
+    torch.manual_seed(3)
+    compact = model_mod.CostModel(featurized.layout["features"]).eval()
+    plain = model_mod.CostModel(featurized.layout["features"]).eval()
+    plain.load_state_dict(compact.state_dict())
+    plain.summarize = summarize_every_slot
+    d = featurized
+    checked = 0
+    for idx in data_mod.batches(d, range(len(d.programs)), 32, None, 3):
+        x = d.inputs(idx)
+        with torch.no_grad():
+            a, b = compact(*x), plain(*x)
+        assert torch.allclose(a, b, rtol=1e-5, atol=0), (a, b)
+        checked += len(idx)
+    assert checked == len(d)
+
+
+def test_padding_never_changes_a_prediction(featurized):
+    torch.manual_seed(4)
+    m = model_mod.CostModel(featurized.layout["features"]).eval()
+    d = featurized
+    depth = d.layout["max_depth"]
+    for idx in data_mod.batches(d, range(len(d.programs)), 32, None, 2)[:6]:
+        with torch.no_grad():
+            cropped = m(*d.inputs(idx))
+            padded = m(*d.padded_inputs(idx, depth, at_least=3))
+            # One point alone, cropped to its own sizes.
+            alone = torch.cat([m(*d.inputs([i])) for i in idx])
+        assert torch.allclose(cropped, padded, rtol=1e-5, atol=0)
+        assert torch.allclose(cropped, alone, rtol=1e-5, atol=0)
+
+
+def test_gradients_reach_every_part(featurized):
+    torch.manual_seed(5)
+    m = model_mod.CostModel(featurized.layout["features"]).train()
+    d = featurized
+    idx = data_mod.batches(d, range(len(d.programs)), 32, None, 4)[0]
+    m(*d.inputs(idx)).log().sum().backward()
+    for name in ["comp_mlp.0.weight", "comp_lstm.weight_ih_l0", "loop_lstm.weight_ih_l0", "merge.0.weight",
+                 "head.0.weight", "no_comps"]:
+        g = dict(m.named_parameters())[name].grad
+        assert g is not None and bool(torch.isfinite(g).all()), name
+    assert float(np.abs(dict(m.named_parameters())["comp_lstm.weight_ih_l0"].grad.numpy()).sum()) > 0
