@@ -2,7 +2,7 @@
 
 A batch holds schedules of one program (thesis §3.3.3), cropped to the batch's own
 sizes: fewer computations, slots and children than the dataset's maxima. Cropping only
-drops padding, so a batch scores the same cropped or not (tests/test_model.py).
+drops padding, so a batch scores the same cropped or not (onnx/tests/test_model.py).
 """
 
 import json
