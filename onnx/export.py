@@ -41,7 +41,8 @@ from model import INPUT_NAMES, CostModel, Ensemble  # noqa: E402
 def load_model(checkpoint):
     ck = torch.load(checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
-    model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225), residual=cfg.get("residual", True))
+    model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225), residual=cfg.get("residual", True),
+                      heads=cfg.get("heads", 1))
     model.load_state_dict(ck["state"])
     model.eval()
     return model, cfg
@@ -128,7 +129,10 @@ def main(argv=None):
     for c, (_, other) in zip(args.checkpoint, loaded):
         if (other["layout_hash"], other["args"]["split_seed"]) != (cfg["layout_hash"], cfg["args"]["split_seed"]):
             raise SystemExit(f"{c}: the members of an ensemble need one layout and one split")
+    if len(loaded) > 1 and any(c.get("heads", 1) > 1 for _, c in loaded):
+        raise SystemExit("an ensemble's members must have one head each (a network with --heads is an ensemble already)")
     model = loaded[0][0] if len(loaded) == 1 else Ensemble([m for m, _ in loaded]).eval()
+    members = len(loaded) if len(loaded) > 1 else cfg.get("heads", 1)
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
@@ -138,7 +142,7 @@ def main(argv=None):
     t = time.time()
     export(model, data, out, max_depth)
     set_metadata(out, {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
-                       "members": len(loaded), "producer": "affine-autosched onnx/export.py"})
+                       "members": members, "producer": "affine-autosched onnx/export.py"})
     export_s = time.time() - t
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
@@ -154,7 +158,7 @@ def main(argv=None):
         "export_seconds": round(export_s, 1),
         "parity": {"points": points, "max_relative_difference": worst, "tolerance": args.tolerance},
         "reference_points": n_ref,
-        "members": len(loaded),
+        "members": members,
         "training": cfg,
     }
     if metrics_path.exists():

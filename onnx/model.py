@@ -34,9 +34,10 @@ def mlp(sizes, dropout, last_activation=True):
 
 class CostModel(nn.Module):
     def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
-                 head_hidden=(200, 180), dropout=0.225, residual=True):
+                 head_hidden=(200, 180), dropout=0.225, residual=True, heads=1):
         super().__init__()
         self.embed = embed
+        self.heads = heads
         # Per-feature standardization, fitted on the training set (set_normalization) and
         # exported with the weights: the schedule's tags are a few small fields among
         # large log-sizes, and would be drowned without it.
@@ -61,7 +62,14 @@ class CostModel(nn.Module):
                 with torch.no_grad():
                     lstm.bias_ih_l0[:embed].fill_(1.0)
                     lstm.bias_ih_l0[3 * embed:].fill_(1.0)
-        self.head = mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+        if heads == 1:
+            self.head = mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+        else:
+            # Several heads over one body (train.py --heads): each trained on its own bootstrap
+            # weights of the points; their spread is the model's uncertainty, at the cost of one
+            # network.
+            self.head_list = nn.ModuleList(mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+                                           for _ in range(heads))
 
     def set_normalization(self, mean, std):
         std = torch.as_tensor(std, dtype=torch.float32)
@@ -117,7 +125,10 @@ class CostModel(nn.Module):
         hc = self.no_comps.view(1, 1, h).expand(b, 1, h)
         program = self.unit(hc, hl).reshape(b, h)
         # Speedups are positive and span orders of magnitude: predict their logarithm.
-        return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))
+        if self.heads == 1:
+            return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))
+        # [B, heads]: a column per head, as an ensemble's members.
+        return torch.exp(torch.cat([h(program) for h in self.head_list], dim=1).clamp(-12.0, 12.0))
 
 
 class Ensemble(torch.nn.Module):

@@ -129,12 +129,13 @@ def member_predictions(checkpoints, data, programs):
     models = [load_model(c)[0] for c in checkpoints]
     bl = data_mod.batches(data, programs)
     idx = np.concatenate(bl)
-    out = np.empty((len(data), len(models)))
+    columns = sum(getattr(m, "heads", 1) for m in models)
+    out = np.empty((len(data), columns))
     for b in bl:
         x = data.inputs(b)
         with torch.no_grad():
-            for j, m in enumerate(models):
-                out[b, j] = m(*x).numpy()
+            # A network with several heads gives a column per head.
+            out[b] = np.concatenate([m(*x).numpy().reshape(len(b), -1) for m in models], axis=1)
     return out[idx], idx
 
 
@@ -202,7 +203,10 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--rank-weight", type=float, default=1.0, help="the ranking term's weight when it is tried")
     p.add_argument("--vectors", type=int, default=20000, help="programs of unlabeled vectors for pre-training (0: skip)")
-    p.add_argument("--members", type=int, default=3, help="networks in the shipped ensemble")
+    p.add_argument("--members", type=int, default=3, help="members of the shipped ensemble")
+    p.add_argument("--uncertainty", choices=["ensemble", "heads"], default="ensemble",
+                   help="ensemble: --members networks of different seeds; heads: one network with --members "
+                        "heads on their own bootstrap weights (train.py --heads)")
     p.add_argument("--fractions", default="0.1,0.25,0.5", help="learning-curve fractions of the training programs")
     p.add_argument("--out", default=str(ROOT / "onnx/model.onnx"))
     p.add_argument("--report", default=str(ROOT / "onnx/REPORT.md"))
@@ -305,8 +309,11 @@ def main(argv=None):
         curves[label] = pts
     learning_curve_plot(curves, pathlib.Path(args.report).parent / "learning-curve.png")
 
-    # 4. The ensemble: the chosen training with other seeds.
-    members = [chosen] + [trainer(f"{chosen['name']}-seed{s}", *flags, "--seed", s) for s in range(1, args.members)]
+    # 4. The ensemble: the chosen training with other seeds, or with several heads.
+    if args.uncertainty == "heads" and args.members > 1:
+        members = [trainer(f"{chosen['name']}-heads{args.members}", *flags, "--heads", args.members)]
+    else:
+        members = [chosen] + [trainer(f"{chosen['name']}-seed{s}", *flags, "--seed", s) for s in range(1, args.members)]
     checkpoints = [pathlib.Path(m["dir"]) / "model.pt" for m in members]
     member_pred, idx = member_predictions(checkpoints, data, test_p)
     ens_pred = np.full(len(data), np.nan)
@@ -348,8 +355,10 @@ def main(argv=None):
         "test programs.",
         f"- Model: recursive LSTM of the seeds (computation MLP {data.layout['features']}-600-350-200-180, "
         f"two LSTMs of 180 per loop, merge 360-200-180, head 180-200-180-1, ELU, dropout {cfg['dropout']}); "
-        f"{cfg['parameters']:,} parameters per network; shipped as an ensemble of {len(members)} "
-        f"(`{shipped.name}`, {info['bytes'] / 1e6:.1f} MB), predicting the members' geometric mean.",
+        f"{cfg['parameters']:,} parameters per network; shipped as "
+        + (f"one network with {args.members} heads on their own bootstrap weights" if len(members) == 1 and
+           args.members > 1 else f"an ensemble of {len(members)} networks (seeds)")
+        + f" (`{shipped.name}`, {info['bytes'] / 1e6:.1f} MB), predicting the members' geometric mean.",
         f"- Training: log_l1 loss (censored points as upper bounds, noisy points weighted "
         f"{cfg['args']['noisy_weight']}), flags `{' '.join(flags) or '(defaults)'}`, batches of the schedules of "
         f"{cfg['args']['programs_per_batch']} programs, AdamW (weight decay {cfg['args']['weight_decay']}), "

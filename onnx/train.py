@@ -52,6 +52,10 @@ def parse_args(argv):
                                         "frozen until the validation loss stops improving for --unfreeze-after "
                                         "epochs, then fine-tuned at a fifth of the learning rate")
     p.add_argument("--unfreeze-after", type=int, default=3)
+    p.add_argument("--heads", type=int, default=1,
+                   help="several regression heads over one body, each trained on its own bootstrap weights of "
+                        "the points (Poisson(1) per point and head): an ensemble at the cost of one network, "
+                        "exported with a column per head")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
     p.add_argument("--train-fraction", type=float, default=1.0,
@@ -73,7 +77,7 @@ def regression_loss(pred, y, w, censored, kind):
         err = torch.abs(torch.log(pred) - torch.log(y))
         bound = torch.relu(torch.log(pred) - torch.log(y))
     err = torch.where(censored, bound, err)
-    return torch.sum(w * err) / torch.sum(w)
+    return torch.sum(w * err) / torch.sum(w).clamp(min=1e-6)
 
 
 def ranking_loss(pred, y, program, censored, margin=0.02):
@@ -96,7 +100,9 @@ def predict(model, data, batch_list, device):
     with torch.no_grad():
         for idx in batch_list:
             x = [t.to(device) for t in data.inputs(idx)]
-            preds[idx] = model(*x).cpu().numpy()
+            out = model(*x).cpu().numpy()
+            # Several heads: their geometric mean is the prediction (as on the Rust side).
+            preds[idx] = np.exp(np.log(out).mean(axis=1)) if out.ndim == 2 else out
     return preds
 
 
@@ -173,7 +179,11 @@ def main(argv=None):
         "test_programs": int(len(test_p)),
         "train_points": int(sum(len(b) for b in train_batches)),
     }
-    model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual)
+    config["heads"] = args.heads
+    model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual, heads=args.heads)
+    # Each head sees the points with its own bootstrap weights (fixed for the run).
+    boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), args.heads))
+                            .astype(np.float32))
     rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for b in train_batches for i in b])
     model.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
     encoder_params = list(model.comp_mlp.parameters())
@@ -216,11 +226,16 @@ def main(argv=None):
             idx = train_batches[i]
             y = targets[idx].to(device)
             w = weights[idx].to(device)
-            pred = model(*cache[id(idx)])
+            raw = model(*cache[id(idx)])
             cens = censored[idx].to(device)
-            loss = regression_loss(pred, y, w, cens, args.loss)
-            if args.rank_weight > 0:
-                loss = loss + args.rank_weight * ranking_loss(pred, y, program_of[idx].to(device), cens)
+            prog = program_of[idx].to(device)
+            loss = 0.0
+            heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
+            for m, pred in enumerate(heads):
+                hw = w if len(heads) == 1 else w * boot[idx, m].to(device)
+                loss = loss + regression_loss(pred, y, hw, cens, args.loss) / len(heads)
+                if args.rank_weight > 0:
+                    loss = loss + args.rank_weight * ranking_loss(pred, y, prog, cens) / len(heads)
             opt.zero_grad()
             loss.backward()
             opt.step()

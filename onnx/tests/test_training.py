@@ -261,3 +261,33 @@ def test_decision_rules_on_measured_schedules():
     # Nobody's worst case clears the margin: the original is kept.
     r = report.decisions(np.array([[1.0, 1.0], [3.0, 0.9], [4.0, 1.0], [1.6, 1.0]]), data, np.arange(4))
     assert r["pessimistic (pass)"]["geomean"] == 1.0 and r["pessimistic (pass)"]["changed"] == 0
+
+
+def test_several_heads_train_export_and_score_as_an_ensemble(trained, tmp_path):
+    tmp, _ = trained
+    feats = tmp / "features"
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
+                       "--heads", "3", "--rank-weight", "0.5"]) == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    assert cfg["heads"] == 3
+    model = tmp_path / "heads.onnx"
+    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
+                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert meta["members"] == "3"
+    assert_rust_matches_reference(model, tmp_path)
+    r = predict(model)
+    assert r.returncode == 0, r.stderr
+    assert "(3 members)" in r.stdout, r.stdout
+    # The heads differ (their own initialization and bootstrap weights): an interval, not a point.
+    import torch
+    m, _ = export.load_model(tmp_path / "run" / "model.pt")
+    import data as data_mod
+    d = data_mod.Featurized(feats)
+    with torch.no_grad():
+        out = m(*d.inputs(list(range(min(8, len(d))))))
+    assert out.shape[1] == 3 and bool((out.max(dim=1).values > out.min(dim=1).values).all())
+    # A multi-head network cannot join an ensemble.
+    with pytest.raises(SystemExit):
+        export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), str(tmp / "run" / "model.pt"),
+                     "--data", str(feats), "--dataset", str(DATASET), "--out", str(tmp_path / "bad.onnx")])
