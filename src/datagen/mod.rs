@@ -206,6 +206,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> DatagenError + '_ {
 }
 
 /// The variants of one program, ready to measure.
+#[derive(Clone)]
 pub struct Batch {
     pub program: Program,
     pub schedules: Vec<Schedule>,
@@ -332,14 +333,16 @@ pub fn split_module(mlir: &str, parts: usize) -> Result<Vec<String>, crate::mlir
         .collect()
 }
 
-/// Measures a batch; returns its records (identity first) and the mismatches found.
+/// Measures a batch; returns its records (identity first), the mismatches found, and the
+/// batch without its schedules that do not compile in time, if it had any (a batch measured
+/// again starts from that one).
 pub fn measure_batch(
     p: &GeneratedProgram,
     batch: &Batch,
     cfg: &MeasureConfig,
     machine: &Machine,
     quiet: measure::quiet::QuietWait,
-) -> Result<(Vec<Record>, Vec<String>), DatagenError> {
+) -> Result<(Vec<Record>, Vec<String>, Option<Batch>), DatagenError> {
     // Variant v is compiled in part v mod `parts`: one module per core, compiled side by side.
     let parts = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, batch.schedules.len() + 1);
     let entries_of = |b: &Batch| -> Vec<Entry> {
@@ -351,15 +354,18 @@ pub fn measure_batch(
         let libraries: Vec<measure::Library> = modules.iter().map(|m| measure::Library::Mlir(m)).collect();
         measure::measure_entries(&libraries, &entries_of(b), &b.signature, cfg)
     };
-    let rebuilt;
-    let (batch, m) = match measure_split(batch) {
-        Ok(m) => (batch, m),
+    let mut rebuilt = None;
+    let m = match measure_split(batch) {
+        Ok(m) => m,
         Err(measure::MeasureError::Tool { message, .. }) if message.contains("timed out") => {
-            rebuilt = drop_slow_compiles(p, batch, cfg)?;
-            (&rebuilt, measure_split(&rebuilt).map_err(fail)?)
+            let reduced = drop_slow_compiles(p, batch, cfg)?;
+            let m = measure_split(&reduced).map_err(fail)?;
+            rebuilt = Some(reduced);
+            m
         }
         Err(e) => return Err(fail(e)),
     };
+    let batch = rebuilt.as_ref().unwrap_or(batch);
     let entries = entries_of(batch);
     let identity = &m.timings[0];
     let (it, ispread) = (identity.median(), identity.relative_mad());
@@ -401,7 +407,7 @@ pub fn measure_batch(
             batch_wall_s: 0.0,
         });
     }
-    Ok((records, mismatches))
+    Ok((records, mismatches, rebuilt.clone()))
 }
 
 /// Paths of one shard's outputs.
@@ -512,7 +518,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
             continue;
         }
         let program_start = std::time::Instant::now();
-        let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|b| {
+        let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|mut b| {
             // Compiled and checked; now the timing, on a quiet machine.
             let mut retries = 0;
             loop {
@@ -526,7 +532,10 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
                     summary.busy_batches += 1;
                 }
                 let before = measure::quiet::CpuCounters::read();
-                let (mut records, mismatches) = measure_batch(&p, &b, &cfg.measure, &machine, quiet)?;
+                let (mut records, mismatches, reduced) = measure_batch(&p, &b, &cfg.measure, &machine, quiet)?;
+                if let Some(reduced) = reduced {
+                    b = reduced;
+                }
                 let during = before.zip(measure::quiet::CpuCounters::read()).and_then(|(a, z)| a.others_busy(&z));
                 if let (Some(policy), Some(busy)) = (&cfg.quiet, during) {
                     if busy > policy.max_busy {

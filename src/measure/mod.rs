@@ -466,6 +466,10 @@ pub(crate) fn output_with_timeout(
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if start.elapsed() > timeout => {
+                // clang-22 runs its compiler (`clang -cc1`) as a child process: killing the
+                // driver alone left that compiler running on for minutes, taking the CPUs
+                // from the measurements that followed.
+                kill_tree(child.id());
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(MeasureError::Timeout(timeout));
@@ -475,6 +479,24 @@ pub(crate) fn output_with_timeout(
         }
     };
     Ok((status, out_thread.join().unwrap_or_default(), err_thread.join().unwrap_or_default()))
+}
+
+/// SIGKILLs the descendants of `pid` (then `pid` itself), found through /proc. `pid` is
+/// stopped first so that it cannot start new ones meanwhile.
+fn kill_tree(pid: u32) {
+    fn children(pid: u32) -> Vec<u32> {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+        tasks
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
+            .flat_map(|s| s.split_whitespace().filter_map(|x| x.parse().ok()).collect::<Vec<u32>>())
+            .collect()
+    }
+    // SAFETY: plain signals to processes we started (or their descendants).
+    unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+    for c in children(pid) {
+        kill_tree(c);
+    }
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
 }
 
 fn run_with_timeout(
@@ -642,4 +664,35 @@ pub enum VariantError {
     Measure(#[from] MeasureError),
     #[error("schedule not applied: {0}")]
     Transform(#[from] crate::transform::TransformError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool that times out is killed with what it started (clang-22 runs `clang -cc1` as
+    /// a child): nothing of it runs on.
+    #[test]
+    fn a_timed_out_tool_leaves_no_process_behind() {
+        let dir = std::env::temp_dir().join(format!("autosched-kill-tree-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pidfile = dir.join("grandchild");
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(format!("sleep 60 & echo $! > {}; wait", pidfile.display()));
+        let r = output_with_timeout(cmd, Duration::from_millis(300));
+        assert!(matches!(r, Err(MeasureError::Timeout(_))), "{r:?}");
+        let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+        // Killed: gone, or a zombie until init reaps it.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|s| !s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+                .unwrap_or(false)
+        };
+        while alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(), "the tool's child {pid} still runs");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
