@@ -42,7 +42,7 @@ def load_model(checkpoint):
     ck = torch.load(checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
     model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225), residual=cfg.get("residual", True),
-                      heads=cfg.get("heads", 1))
+                      heads=cfg.get("heads", 1), laplace=cfg.get("laplace"))
     model.load_state_dict(ck["state"])
     model.eval()
     return model, cfg
@@ -129,10 +129,12 @@ def main(argv=None):
     for c, (_, other) in zip(args.checkpoint, loaded):
         if (other["layout_hash"], other["args"]["split_seed"]) != (cfg["layout_hash"], cfg["args"]["split_seed"]):
             raise SystemExit(f"{c}: the members of an ensemble need one layout and one split")
-    if len(loaded) > 1 and any(c.get("heads", 1) > 1 for _, c in loaded):
-        raise SystemExit("an ensemble's members must have one head each (a network with --heads is an ensemble already)")
+    if len(loaded) > 1 and any(c.get("heads", 1) > 1 or c.get("laplace") for _, c in loaded):
+        raise SystemExit("an ensemble's members must have one head each and no interval of their own "
+                         "(a network with --heads or --laplace gives an interval already)")
     model = loaded[0][0] if len(loaded) == 1 else Ensemble([m for m, _ in loaded]).eval()
-    members = len(loaded) if len(loaded) > 1 else cfg.get("heads", 1)
+    # Columns of the output: members, heads, or a Laplace interval's two ends.
+    members = len(loaded) if len(loaded) > 1 else (2 if cfg.get("laplace") else cfg.get("heads", 1))
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")

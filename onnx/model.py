@@ -34,10 +34,16 @@ def mlp(sizes, dropout, last_activation=True):
 
 class CostModel(nn.Module):
     def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
-                 head_hidden=(200, 180), dropout=0.225, residual=True, heads=1):
+                 head_hidden=(200, 180), dropout=0.225, residual=True, heads=1, laplace=None):
         super().__init__()
         self.embed = embed
         self.heads = heads
+        # laplace=alpha: the head also predicts the scale b of a Laplace distribution of the
+        # log speedup around its estimate (trained by its likelihood), and the model outputs
+        # the central alpha interval [lo, hi] as two columns (their geometric mean is the
+        # estimate, as for an ensemble's members). `scale_factor` calibrates b on validation.
+        self.laplace = laplace
+        self.register_buffer("scale_factor", torch.ones(()))
         # Per-feature standardization, fitted on the training set (set_normalization) and
         # exported with the weights: the schedule's tags are a few small fields among
         # large log-sizes, and would be drowned without it.
@@ -63,7 +69,7 @@ class CostModel(nn.Module):
                     lstm.bias_ih_l0[:embed].fill_(1.0)
                     lstm.bias_ih_l0[3 * embed:].fill_(1.0)
         if heads == 1:
-            self.head = mlp([embed, *head_hidden, 1], dropout, last_activation=False)
+            self.head = mlp([embed, *head_hidden, 2 if laplace else 1], dropout, last_activation=False)
         else:
             # Several heads over one body (train.py --heads): each trained on its own bootstrap
             # weights of the points; their spread is the model's uncertainty, at the cost of one
@@ -125,10 +131,25 @@ class CostModel(nn.Module):
         hc = self.no_comps.view(1, 1, h).expand(b, 1, h)
         program = self.unit(hc, hl).reshape(b, h)
         # Speedups are positive and span orders of magnitude: predict their logarithm.
+        if self.laplace:
+            out = self.head(program)
+            mu = out[:, 0].clamp(-12.0, 12.0)
+            half = (self.laplace_scale(out[:, 1]) * (-torch.log(torch.tensor(1.0 - self.laplace)))).clamp(max=20.0)
+            return torch.exp(torch.stack([mu - half, mu + half], dim=1))
         if self.heads == 1:
             return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))
         # [B, heads]: a column per head, as an ensemble's members.
         return torch.exp(torch.cat([h(program) for h in self.head_list], dim=1).clamp(-12.0, 12.0))
+
+
+    def laplace_scale(self, raw):
+        """The Laplace scale b (of the log speedup) from the head's raw output, calibrated."""
+        return (torch.nn.functional.softplus(raw) + 1e-3) * self.scale_factor
+
+    def laplace_parts(self, out):
+        """(mu, b) back from the [lo, hi] output: mu the log estimate, b the scale."""
+        lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
+        return (lo + hi) / 2, (hi - lo) / 2 / (-torch.log(torch.tensor(1.0 - self.laplace)))
 
 
 class Ensemble(torch.nn.Module):

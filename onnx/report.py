@@ -204,9 +204,11 @@ def main(argv=None):
     p.add_argument("--rank-weight", type=float, default=1.0, help="the ranking term's weight when it is tried")
     p.add_argument("--vectors", type=int, default=20000, help="programs of unlabeled vectors for pre-training (0: skip)")
     p.add_argument("--members", type=int, default=3, help="members of the shipped ensemble")
-    p.add_argument("--uncertainty", choices=["ensemble", "heads"], default="ensemble",
+    p.add_argument("--uncertainty", choices=["ensemble", "heads", "laplace"], default="ensemble",
                    help="ensemble: --members networks of different seeds; heads: one network with --members "
-                        "heads on their own bootstrap weights (train.py --heads)")
+                        "heads on their own bootstrap weights (train.py --heads); laplace: one network that "
+                        "predicts its own error scale, calibrated to --coverage on validation (train.py --laplace)")
+    p.add_argument("--coverage", type=float, default=0.8, help="the Laplace interval's calibrated coverage")
     p.add_argument("--fractions", default="0.1,0.25,0.5", help="learning-curve fractions of the training programs")
     p.add_argument("--out", default=str(ROOT / "onnx/model.onnx"))
     p.add_argument("--report", default=str(ROOT / "onnx/REPORT.md"))
@@ -310,7 +312,9 @@ def main(argv=None):
     learning_curve_plot(curves, pathlib.Path(args.report).parent / "learning-curve.png")
 
     # 4. The ensemble: the chosen training with other seeds, or with several heads.
-    if args.uncertainty == "heads" and args.members > 1:
+    if args.uncertainty == "laplace":
+        members = [trainer(f"{chosen['name']}-laplace", *flags, "--laplace", args.coverage)]
+    elif args.uncertainty == "heads" and args.members > 1:
         members = [trainer(f"{chosen['name']}-heads{args.members}", *flags, "--heads", args.members)]
     else:
         members = [chosen] + [trainer(f"{chosen['name']}-seed{s}", *flags, "--seed", s) for s in range(1, args.members)]
@@ -356,7 +360,9 @@ def main(argv=None):
         f"- Model: recursive LSTM of the seeds (computation MLP {data.layout['features']}-600-350-200-180, "
         f"two LSTMs of 180 per loop, merge 360-200-180, head 180-200-180-1, ELU, dropout {cfg['dropout']}); "
         f"{cfg['parameters']:,} parameters per network; shipped as "
-        + (f"one network with {args.members} heads on their own bootstrap weights" if len(members) == 1 and
+        + (f"one network predicting its own Laplace error scale, calibrated to a {args.coverage:.0%} interval"
+           if args.uncertainty == "laplace" else
+           f"one network with {args.members} heads on their own bootstrap weights" if len(members) == 1 and
            args.members > 1 else f"an ensemble of {len(members)} networks (seeds)")
         + f" (`{shipped.name}`, {info['bytes'] / 1e6:.1f} MB), predicting the members' geometric mean.",
         f"- Training: log_l1 loss (censored points as upper bounds, noisy points weighted "

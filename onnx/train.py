@@ -56,6 +56,11 @@ def parse_args(argv):
                    help="several regression heads over one body, each trained on its own bootstrap weights of "
                         "the points (Poisson(1) per point and head): an ensemble at the cost of one network, "
                         "exported with a column per head")
+    p.add_argument("--laplace", type=float, default=None, metavar="ALPHA",
+                   help="predict a Laplace scale of the log speedup too (trained by its likelihood; censored "
+                        "points by the probability of lying below their bound), calibrated on the validation "
+                        "programs so that the central ALPHA interval holds ALPHA of them; exported as two "
+                        "columns, the interval's ends")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
     p.add_argument("--train-fraction", type=float, default=1.0,
@@ -78,6 +83,45 @@ def regression_loss(pred, y, w, censored, kind):
         bound = torch.relu(torch.log(pred) - torch.log(y))
     err = torch.where(censored, bound, err)
     return torch.sum(w * err) / torch.sum(w).clamp(min=1e-6)
+
+
+def laplace_loss(mu, b, y, w, censored):
+    """Negative log-likelihood of log y under Laplace(mu, b); for a censored point (log y is
+    only known to be at most its bound c), -log P(X <= c)."""
+    x = torch.log(y)
+    exact = torch.abs(x - mu) / b + torch.log(2 * b)
+    # P(X <= c): 1 - exp(-(c - mu) / b) / 2 above mu, exp((c - mu) / b) / 2 below.
+    z = (x - mu) / b
+    below = torch.log(torch.tensor(2.0)) - z.clamp(max=0.0)
+    above = -torch.log1p(-0.5 * torch.exp(-z.clamp(min=0.0)))
+    bound = torch.where(z < 0, below, above)
+    nll = torch.where(censored, bound, exact)
+    return torch.sum(w * nll) / torch.sum(w).clamp(min=1e-6)
+
+
+def calibrate_laplace(model, data, programs, device, batch, alpha):
+    """Scales the model's Laplace scale so that the central `alpha` interval holds `alpha` of
+    the exactly measured points of `programs`; returns (coverage before, after, factor)."""
+    bl = data_mod.batches(data, programs, batch)
+    ratios, covered = [], []
+    model.eval()
+    with torch.no_grad():
+        for idx in bl:
+            out = model(*[t.to(device) for t in data.inputs(idx)]).cpu()
+            mu, b = model.laplace_parts(out)
+            x = torch.log(torch.from_numpy(data.speedup[idx]).double())
+            keep = torch.from_numpy(~data.censored[idx])
+            t = b.double() * (-np.log(1.0 - alpha))
+            r = (torch.abs(x - mu.double()) / t)[keep]
+            ratios.append(r.numpy())
+            covered.append((r <= 1.0).numpy())
+    ratios, covered = np.concatenate(ratios), np.concatenate(covered)
+    if len(ratios) == 0:
+        return float("nan"), float("nan"), 1.0
+    factor = float(np.quantile(ratios, alpha))
+    factor = max(factor, 1e-3)
+    model.scale_factor.mul_(factor)
+    return float(covered.mean()), float(np.mean(ratios <= factor)), factor
 
 
 def ranking_loss(pred, y, program, censored, margin=0.02):
@@ -180,7 +224,13 @@ def main(argv=None):
         "train_points": int(sum(len(b) for b in train_batches)),
     }
     config["heads"] = args.heads
-    model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual, heads=args.heads)
+    if args.laplace is not None and not 0.0 < args.laplace < 1.0:
+        raise SystemExit(f"--laplace takes an interval's coverage between 0 and 1, got {args.laplace}")
+    if args.laplace is not None and args.heads > 1:
+        raise SystemExit("--laplace and --heads are two ways to an interval: choose one")
+    config["laplace"] = args.laplace
+    model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual, heads=args.heads,
+                      laplace=args.laplace)
     # Each head sees the points with its own bootstrap weights (fixed for the run).
     boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), args.heads))
                             .astype(np.float32))
@@ -230,7 +280,14 @@ def main(argv=None):
             cens = censored[idx].to(device)
             prog = program_of[idx].to(device)
             loss = 0.0
-            heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
+            if args.laplace is not None:
+                mu, b = model.laplace_parts(raw)
+                loss = laplace_loss(mu, b, y, w, cens)
+                if args.rank_weight > 0:
+                    loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens)
+                heads = []
+            else:
+                heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
             for m, pred in enumerate(heads):
                 hw = w if len(heads) == 1 else w * boot[idx, m].to(device)
                 loss = loss + regression_loss(pred, y, hw, cens, args.loss) / len(heads)
@@ -268,6 +325,10 @@ def main(argv=None):
         elif epoch + 1 - best[2] >= args.patience:
             break
     model.load_state_dict(best[1])
+    if args.laplace is not None:
+        before, after, factor = calibrate_laplace(model, data, val_p, device, args.batch, args.laplace)
+        config["calibration"] = {"validation_coverage_before": before, "validation_coverage_after": after,
+                                 "scale_factor": factor}
     config["best_epoch"] = best[2]
     config["epochs_run"] = len(history)
     config["train_seconds"] = time.time() - t0

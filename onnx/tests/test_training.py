@@ -291,3 +291,48 @@ def test_several_heads_train_export_and_score_as_an_ensemble(trained, tmp_path):
     with pytest.raises(SystemExit):
         export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), str(tmp / "run" / "model.pt"),
                      "--data", str(feats), "--dataset", str(DATASET), "--out", str(tmp_path / "bad.onnx")])
+
+
+def test_laplace_loss_and_its_censored_bound():
+    import math
+    import torch
+    mu, b = torch.tensor([0.0, 0.0]), torch.tensor([0.5, 0.5])
+    y = torch.tensor([math.exp(0.25), math.exp(0.25)])
+    w = torch.ones(2)
+    exact = train.laplace_loss(mu, b, y, w, torch.tensor([False, False]))
+    assert exact.item() == pytest.approx(0.25 / 0.5 + math.log(1.0), rel=1e-5)
+    # Censored at c = 0.25 above mu: -log(1 - exp(-0.5) / 2); below mu: log 2 + (mu - c) / b.
+    above = train.laplace_loss(mu, b, y, w, torch.tensor([True, True]))
+    assert above.item() == pytest.approx(-math.log(1 - math.exp(-0.5) / 2), rel=1e-5)
+    low = torch.tensor([math.exp(-0.25)] * 2)
+    below = train.laplace_loss(mu, b, low, w, torch.tensor([True, True]))
+    assert below.item() == pytest.approx(math.log(2) + 0.5, rel=1e-5)
+    # A bound far above the estimate costs almost nothing; far below, a lot.
+    assert train.laplace_loss(mu, b, torch.tensor([100.0] * 2), w, torch.tensor([True, True])).item() < 1e-3
+
+
+def test_a_laplace_interval_trains_calibrates_and_exports(trained, tmp_path):
+    tmp, _ = trained
+    feats = tmp / "features"
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "2", "--quiet",
+                       "--laplace", "0.8", "--rank-weight", "0.5"]) == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    cal = cfg["calibration"]
+    assert cfg["laplace"] == 0.8 and cal["scale_factor"] > 0
+    # Calibrated on the validation programs: (nearly) alpha of them inside, ties aside.
+    assert cal["validation_coverage_after"] >= 0.75, cal
+    model = tmp_path / "laplace.onnx"
+    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
+                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert meta["members"] == "2"
+    # The Rust side's point is the geometric mean of the interval's ends: exp(mu).
+    assert_rust_matches_reference(model, tmp_path)
+    import torch
+    m, _ = export.load_model(tmp_path / "run" / "model.pt")
+    assert float(m.scale_factor) == pytest.approx(cal["scale_factor"], rel=1e-6)
+    import data as data_mod
+    d = data_mod.Featurized(feats)
+    with torch.no_grad():
+        out = m(*d.inputs(list(range(min(8, len(d))))))
+    assert out.shape[1] == 2 and bool((out[:, 1] > out[:, 0]).all())
