@@ -144,7 +144,9 @@ def main(argv=None):
     t = time.time()
     export(model, data, out, max_depth)
     set_metadata(out, {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
-                       "members": members, "producer": "affine-autosched onnx/export.py"})
+                       "members": members,
+                       "output": "interval" if cfg.get("laplace") else "members",
+                       "producer": "affine-autosched onnx/export.py"})
     export_s = time.time() - t
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])

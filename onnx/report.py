@@ -129,17 +129,17 @@ def member_predictions(checkpoints, data, programs):
     models = [load_model(c)[0] for c in checkpoints]
     bl = data_mod.batches(data, programs)
     idx = np.concatenate(bl)
-    columns = sum(getattr(m, "heads", 1) for m in models)
+    columns = sum(2 if getattr(m, "laplace", None) else getattr(m, "heads", 1) for m in models)
     out = np.empty((len(data), columns))
     for b in bl:
         x = data.inputs(b)
         with torch.no_grad():
-            # A network with several heads gives a column per head.
+            # A network with several heads gives a column per head; a Laplace one, its interval's ends.
             out[b] = np.concatenate([m(*x).numpy().reshape(len(b), -1) for m in models], axis=1)
     return out[idx], idx
 
 
-def decisions(member_pred, data, idx):
+def decisions(member_pred, data, idx, interval=False):
     """What each rule picks among the measured schedules of each held-out program, and the
     measured speedup of the pick. Ratios are to the model's own prediction of the identity
     (as in the pass). A censored pick counts at its bound, which flatters it."""
@@ -151,7 +151,9 @@ def decisions(member_pred, data, idx):
         ident = [i for i in sel if sched[i] == ""]
         if not ident or len(sel) < 2:
             continue
-        ratio = member_pred[sel] / member_pred[ident[0]]
+        # An error interval's ends go over the identity's point estimate (as in the pass).
+        base = np.exp(np.log(member_pred[ident[0]]).mean()) if interval else member_pred[ident[0]]
+        ratio = member_pred[sel] / base
         point = np.exp(np.log(ratio).mean(axis=1))
         lo = ratio.min(axis=1)
         true = data.speedup[idx][sel]
@@ -328,7 +330,7 @@ def main(argv=None):
     inside = (data.speedup[idx] >= lo) & (data.speedup[idx] <= hi)
     coverage = float(np.mean(inside[exact]))
     width = float(np.median(hi / lo))
-    rules = decisions(member_pred, data, idx)
+    rules = decisions(member_pred, data, idx, interval=args.uncertainty == "laplace")
     run([PY, ROOT / "onnx/export.py", "--checkpoint", *checkpoints, "--data", feats, "--dataset", dataset,
          "--out", shipped])
     shutil.copy(feats / "layout.json", ROOT / "onnx/layout.json")

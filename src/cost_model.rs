@@ -40,6 +40,9 @@ pub enum ModelError {
 pub struct CostModel {
     path: PathBuf,
     session: Mutex<Session>,
+    /// The output's columns are one network's error interval (its two ends), not an
+    /// ensemble's members (metadata `output` = `interval`, from `train.py --laplace`).
+    interval: bool,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -62,7 +65,19 @@ pub struct Interval {
 }
 
 impl Interval {
-    pub fn of(schedule: &[f32], original: &[f32]) -> Interval {
+    /// The interval of a schedule's speedup from the model's outputs for it and for the
+    /// original: members' own ratios for an ensemble; for a network's error interval
+    /// (`interval`), its ends over the original's point estimate (over the original's own
+    /// ends, the widths would cancel).
+    pub fn of(schedule: &[f32], original: &[f32], interval: bool) -> Interval {
+        if interval {
+            let o = geometric_mean(original);
+            return Interval {
+                point: geometric_mean(schedule) / o,
+                lo: schedule.iter().copied().fold(f32::INFINITY, f32::min) / o,
+                hi: schedule.iter().copied().fold(f32::NEG_INFINITY, f32::max) / o,
+            };
+        }
         let ratios: Vec<f32> = schedule.iter().zip(original).map(|(s, o)| s / o).collect();
         Interval {
             point: geometric_mean(&ratios),
@@ -239,17 +254,23 @@ impl CostModel {
             Some(h) => return Err(ModelError::LayoutMismatch { path: path.to_path_buf(), model: h, ours }),
             None => return Err(bad("no layout_hash in its metadata (not exported by onnx/export.py)".into())),
         }
+        let interval = meta.custom("output").is_some_and(|o| o == "interval");
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let expected: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
         if names != expected {
             return Err(bad(format!("inputs are {names:?}, expected {expected:?}")));
         }
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session) })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the output's columns are an error interval's ends rather than members.
+    pub fn interval_output(&self) -> bool {
+        self.interval
     }
 
     /// Predicted speedups of `items` (candidates, typically of one program), one call: an

@@ -662,7 +662,11 @@ fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime:
                 let range = if members.len() > 1 {
                     let lo = members.iter().copied().fold(f32::INFINITY, f32::min);
                     let hi = members.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                    format!(" [{lo:.3}x, {hi:.3}x] ({} members)", members.len())
+                    if model.interval_output() {
+                        format!(" [{lo:.3}x, {hi:.3}x] (the model's error interval)")
+                    } else {
+                        format!(" [{lo:.3}x, {hi:.3}x] ({} members)", members.len())
+                    }
                 } else {
                     String::new()
                 };

@@ -200,7 +200,7 @@ pub fn intervals<'a>(program: &Program, model: &CostModel, schedules: &[&'a Sche
     }
     let refs: Vec<&crate::features::Featurized> = items.iter().collect();
     let members = model.predict_members(&refs)?;
-    Ok(kept.into_iter().zip(members[1..].iter().map(|m| Interval::of(m, &members[0]))).collect())
+    Ok(kept.into_iter().zip(members[1..].iter().map(|m| Interval::of(m, &members[0], model.interval_output()))).collect())
 }
 
 /// Of `candidates` (schedules with their intervals), the one to apply in model mode: the
@@ -499,13 +499,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_error_interval_is_taken_over_the_originals_point() {
+        // An interval [1.0, 4.0] (point 2) against an original predicted [0.5, 2.0] (point 1):
+        // the schedule's ends over the original's point, not over its ends (which would give
+        // [2, 2]: no width).
+        let i = Interval::of(&[1.0, 4.0], &[0.5, 2.0], true);
+        assert!((i.point - 2.0).abs() < 1e-6 && (i.lo - 1.0).abs() < 1e-6 && (i.hi - 4.0).abs() < 1e-6, "{i:?}");
+        let members = Interval::of(&[1.0, 4.0], &[0.5, 2.0], false);
+        assert!((members.lo - 2.0).abs() < 1e-6 && (members.hi - 2.0).abs() < 1e-6);
+    }
+
+    #[test]
     fn the_most_pessimistic_member_decides() {
         let (a, b, c) = ("tile(L0:32)".parse::<Schedule>().unwrap(), "parallelize(L0)".parse::<Schedule>().unwrap(), "unroll(L0:4)".parse::<Schedule>().unwrap());
         // Members' predictions of the original and of three schedules.
         let original = [1.0, 1.0, 2.0];
-        let wide = Interval::of(&[3.0, 1.0, 4.0], &original); // ratios 3, 1, 2
-        let narrow = Interval::of(&[1.5, 1.4, 2.8], &original); // ratios 1.5, 1.4, 1.4
-        let worse = Interval::of(&[1.0, 0.9, 2.0], &original);
+        let wide = Interval::of(&[3.0, 1.0, 4.0], &original, false); // ratios 3, 1, 2
+        let narrow = Interval::of(&[1.5, 1.4, 2.8], &original, false); // ratios 1.5, 1.4, 1.4
+        let worse = Interval::of(&[1.0, 0.9, 2.0], &original, false);
         assert_eq!((wide.lo, wide.hi), (1.0, 3.0));
         assert!((wide.point - 6f32.powf(1.0 / 3.0)).abs() < 1e-5);
         assert!(wide.is_spread());
@@ -515,7 +526,7 @@ mod tests {
         // Nobody's worst case clears the margin: keep the original.
         assert!(pessimistic_choice(&[(&a, wide), (&c, worse)]).is_none());
         // One network: the point is its own worst case, as before ensembles.
-        let single = Interval::of(&[1.2], &[1.0]);
+        let single = Interval::of(&[1.2], &[1.0], false);
         assert!(!single.is_spread());
         assert_eq!(pessimistic_choice(&[(&a, single)]).unwrap().0, &a);
     }
