@@ -13,6 +13,8 @@ Padding never changes a result: padded children lie past the counts, and a node'
 summary is the LSTM's output at its last real child.
 """
 
+import math
+
 import torch
 from torch import nn
 
@@ -134,7 +136,7 @@ class CostModel(nn.Module):
         if self.laplace:
             out = self.head(program)
             mu = out[:, 0].clamp(-12.0, 12.0)
-            half = (self.laplace_scale(out[:, 1]) * (-torch.log(torch.tensor(1.0 - self.laplace)))).clamp(max=20.0)
+            half = (self.laplace_scale(out[:, 1]) * self.laplace_z()).clamp(max=20.0)
             return torch.exp(torch.stack([mu - half, mu + half], dim=1))
         if self.heads == 1:
             return torch.exp(self.head(program).reshape(b).clamp(-12.0, 12.0))
@@ -146,10 +148,14 @@ class CostModel(nn.Module):
         """The Laplace scale b (of the log speedup) from the head's raw output, calibrated."""
         return (torch.nn.functional.softplus(raw) + 1e-3) * self.scale_factor
 
+    def laplace_z(self):
+        """Half-width of the central `laplace` interval of Laplace(0, 1): -ln(1 - alpha)."""
+        return -math.log(1.0 - self.laplace)
+
     def laplace_parts(self, out):
         """(mu, b) back from the [lo, hi] output: mu the log estimate, b the scale."""
         lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
-        return (lo + hi) / 2, (hi - lo) / 2 / (-torch.log(torch.tensor(1.0 - self.laplace)))
+        return (lo + hi) / 2, (hi - lo) / 2 / self.laplace_z()
 
 
 class Ensemble(torch.nn.Module):

@@ -263,16 +263,21 @@ def test_decision_rules_on_measured_schedules():
     assert r["pessimistic (pass)"]["geomean"] == 1.0 and r["pessimistic (pass)"]["changed"] == 0
 
 
+def train_and_export(feats, tmp_path, name, *flags):
+    """Trains into tmp_path/run with `flags`, exports tmp_path/name; (config, model path)."""
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--quiet", *flags]) == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    model = tmp_path / name
+    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
+                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
+    return cfg, model
+
+
 def test_several_heads_train_export_and_score_as_an_ensemble(trained, tmp_path):
     tmp, _ = trained
     feats = tmp / "features"
-    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
-                       "--heads", "3", "--rank-weight", "0.5"]) == 0
-    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    cfg, model = train_and_export(feats, tmp_path, "heads.onnx", "--epochs", "1", "--heads", "3", "--rank-weight", "0.5")
     assert cfg["heads"] == 3
-    model = tmp_path / "heads.onnx"
-    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
-                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
     meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
     assert meta["members"] == "3"
     assert_rust_matches_reference(model, tmp_path)
@@ -314,16 +319,12 @@ def test_laplace_loss_and_its_censored_bound():
 def test_a_laplace_interval_trains_calibrates_and_exports(trained, tmp_path):
     tmp, _ = trained
     feats = tmp / "features"
-    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "2", "--quiet",
-                       "--laplace", "0.8", "--rank-weight", "0.5"]) == 0
-    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    cfg, model = train_and_export(feats, tmp_path, "laplace.onnx", "--epochs", "2", "--laplace", "0.8",
+                                  "--rank-weight", "0.5")
     cal = cfg["calibration"]
     assert cfg["laplace"] == 0.8 and cal["scale_factor"] > 0
     # Calibrated on the validation programs: (nearly) alpha of them inside, ties aside.
     assert cal["validation_coverage_after"] >= 0.75, cal
-    model = tmp_path / "laplace.onnx"
-    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
-                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
     meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
     assert meta["members"] == "2"
     # The Rust side's point is the geometric mean of the interval's ends: exp(mu).
