@@ -63,14 +63,22 @@ fn build_mlir_c(llvm_lib: &Path, dir: &Path) {
 }
 
 /// The C++ transformation layer is part of the crate: the plugin and the `autosched`
-/// binary both get it from here, so there is one build of it.
+/// binary both get it from here, so there is one build of it. It is passes/Transforms.cpp
+/// (what the kinds share, and the transaction entries) and one passes/kinds/<Kind>.cpp per
+/// transformation kind, whose C entry passes/kinds/<Kind>.h declares.
 fn compile_transforms(prefix: &Path) {
-    for f in ["passes/Transforms.cpp", "passes/TransformsFFI.h"] {
+    let kinds_cpp = kind_files("cpp");
+    let kinds_h = kind_files("h");
+    for f in ["passes/Transforms.cpp", "passes/Transforms.h", "passes/TransformsFFI.h", "passes/kinds"] {
         println!("cargo:rerun-if-changed={f}");
+    }
+    for f in kinds_cpp.iter().chain(&kinds_h) {
+        println!("cargo:rerun-if-changed={}", f.display());
     }
     cc::Build::new()
         .cpp(true)
         .file("passes/Transforms.cpp")
+        .files(&kinds_cpp)
         .include(prefix.join("include"))
         .include("passes")
         .std("c++17")
@@ -85,4 +93,52 @@ fn compile_transforms(prefix: &Path) {
         .opt_level(2)
         .debug(false)
         .compile("autosched_transforms");
+    generate_bindings(prefix, &kinds_h);
+}
+
+/// The files of passes/kinds/ whose name ends in `.{ext}`, sorted.
+fn kind_files(ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir("passes/kinds")
+        .unwrap_or_else(|e| panic!("cannot list passes/kinds: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().and_then(|x| x.to_str()) == Some(ext))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no *.{ext} in passes/kinds");
+    files
+}
+
+/// The Rust side of the C ABI (TransformsFFI.h and every kind's header), generated so that
+/// it cannot drift from the C++ side: `$OUT_DIR/transforms_ffi.rs`, which src/transform/ffi.rs
+/// include!s with `mlir_sys::MlirOperation` and `std::ffi::{c_char, c_void}` in scope.
+fn generate_bindings(prefix: &Path, kinds_h: &[PathBuf]) {
+    println!("cargo:rerun-if-env-changed=LIBCLANG_PATH");
+    if env::var_os("LIBCLANG_PATH").is_none() {
+        // Debian's libclang-22.so.1 (package libclang1-22, which clang-22 depends on).
+        env::set_var("LIBCLANG_PATH", prefix.join("lib"));
+    }
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let mut wrapper = String::from("#include \"TransformsFFI.h\"\n");
+    for h in kinds_h {
+        wrapper += &format!("#include \"{}\"\n", root.join(h).display());
+    }
+    let wrapper_path = out.join("transforms_ffi_wrapper.h");
+    std::fs::write(&wrapper_path, wrapper).expect("write the bindings' wrapper header");
+    bindgen::Builder::default()
+        .header(wrapper_path.to_string_lossy())
+        .clang_arg(format!("-I{}", prefix.join("include").display()))
+        .clang_arg(format!("-I{}", root.join("passes").display()))
+        .allowlist_function("autosched_tx_.*")
+        .allowlist_var("AUTOSCHED_TX_.*")
+        .allowlist_type("AutoschedTxReportFn")
+        // src/transform/ffi.rs has mlir_sys's MlirOperation in scope.
+        .blocklist_type("MlirOperation")
+        .prepend_enum_name(false)
+        .ctypes_prefix("::std::ffi")
+        .layout_tests(false)
+        .generate()
+        .expect("generate the bindings of passes/TransformsFFI.h and passes/kinds/*.h")
+        .write_to_file(out.join("transforms_ffi.rs"))
+        .expect("write $OUT_DIR/transforms_ffi.rs");
 }

@@ -1,7 +1,10 @@
 //===- TransformsFFI.h - The transformation layer's C ABI -------*- C++ -*-===//
 //
-// Implemented in passes/Transforms.cpp, called from src/transform.rs. Loops are named by
-// the `autosched.loop` string attribute that Rust attaches to a clone of the function.
+// The status codes, the report callback and the transaction entries, implemented in
+// passes/Transforms.cpp and called from src/transform/ through the bindings that build.rs
+// generates with bindgen. Each kind's entry is declared in passes/kinds/<Kind>.h (and
+// implemented in passes/kinds/<Kind>.cpp). Loops are named by the `autosched.loop` string
+// attribute that Rust attaches to a clone of the function.
 //
 //===----------------------------------------------------------------------===//
 #ifndef AFFINE_AUTOSCHED_TRANSFORMS_FFI_H
@@ -37,24 +40,6 @@ int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ct
 void autosched_tx_commit(MlirOperation original, MlirOperation clone);
 /// Drops the name tags from a (transformed) clone that is kept as a function of its own.
 void autosched_tx_strip_tags(MlirOperation func);
-
-/// Splits every loop named `name` into one loop per child (a loop or a store, with the
-/// pure operations that feed it), named `name.d0`, `name.d1`, ... in order.
-int32_t autosched_tx_distribute(MlirOperation func, const char *name,
-                                AutoschedTxReportFn fn, void *ctx);
-int32_t autosched_tx_fuse(MlirOperation func, const char *first, const char *second,
-                          int64_t depth, AutoschedTxReportFn fn, void *ctx);
-int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, size_t n,
-                                 AutoschedTxReportFn fn, void *ctx);
-int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
-                          const int64_t *sizes, size_t n, AutoschedTxReportFn fn,
-                          void *ctx);
-int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
-                            AutoschedTxReportFn fn, void *ctx);
-int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
-                                 AutoschedTxReportFn fn, void *ctx);
-int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
-                               AutoschedTxReportFn fn, void *ctx);
 
 #ifdef __cplusplus
 }

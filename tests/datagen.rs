@@ -152,7 +152,7 @@ fn sampler_walks_the_search_space() {
         let prog = ir::analyze_function(func).unwrap().program;
         // What the search could take first, stage by stage: the kinds to reach.
         let prefix = affine_autosched::transform::Prefix::new(func, &Schedule::default()).unwrap();
-        for st in STAGES {
+        for &st in STAGES {
             if let Some(t) = candidates(&prog, &Schedule::default(), st).into_iter().find(|t| prefix.check(std::slice::from_ref(t)).is_ok()) {
                 kinds_possible.insert(t.kind());
             }

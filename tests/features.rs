@@ -92,7 +92,7 @@ fn identity_of_gemm_is_log_transformed_and_zero_padded() {
     assert_eq!(lf(&f, s1, 2, "innermost"), 1.0);
     // Levels past the computation's depth are all zero.
     for level in 3..MAX_DEPTH {
-        for (name, _) in layout::LOOP_FIELDS {
+        for (name, _) in layout::loop_fields() {
             assert_eq!(lf(&f, s1, level, name), 0.0, "loop{level}.{name}");
         }
     }

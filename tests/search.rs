@@ -4,7 +4,7 @@
 use affine_autosched::cost_model;
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::{Schedule, Transform};
+use affine_autosched::schedule::{Parallelize, Schedule, Transform};
 use affine_autosched::search::candidates::{candidates, combinations, Stage};
 use affine_autosched::search::{beam_search, SearchConfig};
 use affine_autosched::transform;
@@ -24,23 +24,23 @@ fn program_of(m: &LoadedModule, function: &str) -> Program {
 fn candidates_follow_the_tree_and_the_schedule_so_far() {
     let m = module("transform-fuse.mlir");
     let p = program_of(&m, "producer_consumer");
-    let fuse = candidates(&p, &Schedule::default(), Stage::Fusion);
+    let fuse = candidates(&p, &Schedule::default(), Stage::Fuse);
     assert!(fuse.iter().any(|t| t.to_string() == "fuse(L0, L1, 2)"), "{fuse:?}");
     // After fusing, there is nothing left to fuse.
     let fused: Schedule = "fuse(L0, L1, 2)".parse().unwrap();
-    assert!(candidates(&p, &fused, Stage::Fusion).is_empty());
+    assert!(candidates(&p, &fused, Stage::Fuse).is_empty());
     // gemm's perfect chain is (i, j) (j also holds S0 and k): one interchange.
     let g = module("gemm.mlir");
     let gemm = program_of(&g, "gemm");
     let inter: Vec<String> = candidates(&gemm, &Schedule::default(), Stage::Interchange).iter().map(|t| t.to_string()).collect();
     assert_eq!(inter, vec!["interchange(L0.0, L0)"]);
     // Tiling proposes bands of 1 and 2 loops.
-    let tiles = candidates(&p, &Schedule::default(), Stage::Tiling);
+    let tiles = candidates(&p, &Schedule::default(), Stage::Tile);
     assert!(tiles.iter().any(|t| t.to_string() == "tile(L0:16, L0.0:16)"), "{tiles:?}");
     // After tiling, parallelization is offered on the tile loop.
     let tiled: Schedule = "tile(L0:16, L0.0:16)".parse().unwrap();
-    let par = candidates(&p, &tiled, Stage::Parallelization);
-    assert!(par.contains(&Transform::Parallelize { target: "L0.t".parse().unwrap() }), "{par:?}");
+    let par = candidates(&p, &tiled, Stage::Parallelize);
+    assert!(par.contains(&Transform::Parallelize(Parallelize { target: "L0.t".parse().unwrap() })), "{par:?}");
 }
 
 fn benchmark(name: &str) -> LoadedModule {
@@ -59,7 +59,7 @@ fn inner_nests_get_their_own_candidates_and_one_step_each_at_once() {
     let f = m.functions()[0];
     let p = ir::analyze_function(f).unwrap().program;
     let id = Schedule::default();
-    let par = candidates(&p, &id, Stage::Parallelization);
+    let par = candidates(&p, &id, Stage::Parallelize);
     assert_eq!(
         texts(&par),
         ["parallelize(L0)", "parallelize(L0.0)", "parallelize(L0.0.0)", "parallelize(L0.1)", "parallelize(L0.1.0)"]
@@ -68,22 +68,22 @@ fn inner_nests_get_their_own_candidates_and_one_step_each_at_once() {
         par.into_iter().filter(|t| transform::check(f, &Schedule { steps: vec![t.clone()] }).is_ok()).collect();
     assert!(!texts(&legal).contains(&"parallelize(L0)".to_string()), "the time loop carries a dependence");
     // One parallel loop per sweep, the outermost legal one, never one inside another.
-    let combos = combinations(&p, &id, Stage::Parallelization, &legal);
+    let combos = combinations(&p, &id, Stage::Parallelize, &legal);
     assert_eq!(combos.iter().map(|c| texts(c)).collect::<Vec<_>>(), [["parallelize(L0.0)", "parallelize(L0.1)"]]);
     transform::check(f, &Schedule { steps: combos[0].clone() }).unwrap();
     // Interchange and tiling reach into the sweeps too.
     let inter = texts(&candidates(&p, &id, Stage::Interchange));
     assert_eq!(inter, ["interchange(L0.0.0, L0.0)", "interchange(L0.1.0, L0.1)"]);
     // Unrolling by one factor everywhere: the innermost loops only (not their parents).
-    let unroll = candidates(&p, &id, Stage::Unrolling);
-    let combos = combinations(&p, &id, Stage::Unrolling, &unroll);
+    let unroll = candidates(&p, &id, Stage::Unroll);
+    let combos = combinations(&p, &id, Stage::Unroll, &unroll);
     assert!(combos.iter().any(|c| texts(c) == ["unroll(L0.0.0:2)", "unroll(L0.1.0:2)"]), "{combos:?}");
     assert!(combos.iter().all(|c| c.len() == 2), "{combos:?}");
     // Nothing is combined from a single nest's steps.
     let g = module("gemm.mlir");
     let gemm = program_of(&g, "gemm");
-    let par = candidates(&gemm, &id, Stage::Parallelization);
-    assert!(combinations(&gemm, &id, Stage::Parallelization, &par).is_empty());
+    let par = candidates(&gemm, &id, Stage::Parallelize);
+    assert!(combinations(&gemm, &id, Stage::Parallelize, &par).is_empty());
 }
 
 #[test]
@@ -93,14 +93,14 @@ fn distribution_splits_imperfect_nests_into_perfect_ones() {
     let f = m.functions()[0];
     let p = ir::analyze_function(f).unwrap().program;
     let id = Schedule::default();
-    let single = candidates(&p, &id, Stage::Distribution);
+    let single = candidates(&p, &id, Stage::Distribute);
     assert_eq!(texts(&single), ["distribute(L0.0)", "distribute(L1.0)"]);
     for t in &single {
         transform::check(f, &Schedule { steps: vec![t.clone()] }).unwrap();
     }
     // Each loop, then the loops around it up to the top; and everything at once, innermost
     // first.
-    let combos: Vec<Vec<String>> = combinations(&p, &id, Stage::Distribution, &single).iter().map(|c| texts(c)).collect();
+    let combos: Vec<Vec<String>> = combinations(&p, &id, Stage::Distribute, &single).iter().map(|c| texts(c)).collect();
     assert_eq!(
         combos,
         [
@@ -115,7 +115,7 @@ fn distribution_splits_imperfect_nests_into_perfect_ones() {
     assert!(inter.contains(&"interchange(L0.0.0, L0.0.d1)".to_string()), "{inter:?}");
     assert!(inter.contains(&"interchange(L0.0.d1, L0.d1)".to_string()), "{inter:?}");
     // Parts of one loop are not fused back together.
-    let fuse = texts(&candidates(&p, &split, Stage::Fusion));
+    let fuse = texts(&candidates(&p, &split, Stage::Fuse));
     assert!(fuse.iter().all(|t| !t.starts_with("fuse(L0.d0, L0.d1")), "{fuse:?}");
     // Distributed schedules are in the structures the hybrid evaluator tries.
     assert_eq!(affine_autosched::search::structure(&"distribute(L0.0); tile(L0.0.0:8)".parse().unwrap()), "distribute(L0.0)");
@@ -351,12 +351,12 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
         let from = transform::Prefix::new(f, &prefix).unwrap();
         let mut compared = 0;
         for stage in [
-            Stage::Distribution,
+            Stage::Distribute,
             Stage::Interchange,
-            Stage::Tiling,
-            Stage::Unrolling,
-            Stage::Parallelization,
-            Stage::Vectorization,
+            Stage::Tile,
+            Stage::Unroll,
+            Stage::Parallelize,
+            Stage::Vectorize,
         ] {
             for step in candidates(&p, &prefix, stage) {
                 let mut whole = prefix.clone();

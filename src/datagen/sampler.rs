@@ -1,41 +1,27 @@
 //! Random schedules for a program: random walks through the search's own space. At each of
-//! the search's stages, in its order, the walk takes one of the steps the search would
+//! the search's stages, in its order (each with its kind's `WALK_PROBABILITY`: the walk
+//! skips some, so that short schedules are common in the data, as they are among the beam's
+//! states), the walk takes one of the steps the search would
 //! propose there ([`candidates`]), or one of the search's combinations of that stage's
 //! legal steps ([`combinations`]), chosen among those the transformation layer accepts after
 //! the walk so far. So every schedule the beam search can make has a nonzero probability of
 //! being measured, and no schedule is measured that the search could not make: the stage
 //! list, the tile sizes, unroll factors and vector widths are the search's, defined once in
-//! `search::candidates`.
+//! each kind's file (`schedule::kinds`).
 
 use super::rng::Rng;
 use crate::ir::{mlir::Op, Program};
 use crate::schedule::{Schedule, Transform};
-use crate::search::candidates::{candidates, combinations, Stage, STAGES};
+use crate::search::candidates::{candidates, combinations, STAGES};
 use crate::transform::Prefix;
-
-/// How often the walk takes a step at each stage. The search visits every stage; the walk
-/// skips some, so that short schedules (one or two steps) are common in the data, as they
-/// are among the beam's states.
-fn take_probability(stage: Stage) -> f64 {
-    match stage {
-        Stage::Distribution => 0.3,
-        Stage::Fusion => 0.35,
-        Stage::Interchange => 0.45,
-        Stage::Tiling => 0.5,
-        Stage::Unrolling => 0.4,
-        Stage::Parallelization => 0.5,
-        Stage::Vectorization => 0.45,
-    }
-}
 
 /// Candidates tried per stage before the walk gives the stage up: legality checks cost a
 /// clone of the function each, and a stage with hundreds of candidates (interchange of a
 /// deep nest) needs only a few legal ones to choose from.
 const TRIES_PER_STAGE: usize = 12;
 
-/// The stages that have combinations (the same kind of step for every nest at once), and
-/// how often the walk takes a combination there instead of a single step, when one applies.
-const HAS_COMBINATIONS: [Stage; 4] = [Stage::Distribution, Stage::Unrolling, Stage::Parallelization, Stage::Vectorization];
+/// How often the walk takes a combination at a stage that has them (the same kind of step
+/// for every nest at once), instead of a single step, when one applies.
 const COMBINATION_PROBABILITY: f64 = 0.35;
 
 /// One random walk through the search's space for `func` (whose representation is
@@ -43,8 +29,8 @@ const COMBINATION_PROBABILITY: f64 = 0.35;
 /// the transformation layer after the steps before it, so the schedule applies as a whole.
 pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Schedule {
     let mut schedule = Schedule::default();
-    for stage in STAGES {
-        if schedule.steps.len() >= max_depth || !rng.chance(take_probability(stage)) {
+    for &stage in STAGES {
+        if schedule.steps.len() >= max_depth || !rng.chance(stage.walk_probability()) {
             continue;
         }
         let mut steps = candidates(program, &schedule, stage);
@@ -55,7 +41,7 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Sch
         rng.shuffle(&mut steps);
         // A combination is made of the stage's legal steps: then every candidate is tried,
         // as the search does.
-        let combine = HAS_COMBINATIONS.contains(&stage) && rng.chance(COMBINATION_PROBABILITY);
+        let combine = stage.has_combinations() && rng.chance(COMBINATION_PROBABILITY);
         let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
         let mut legal: Vec<Transform> = Vec::new();
         for step in steps.into_iter().take(tries) {
@@ -87,8 +73,8 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Sch
 /// touched, so it costs microseconds.
 pub fn walk_unchecked(program: &Program, rng: &mut Rng, max_depth: usize) -> Schedule {
     let mut schedule = Schedule::default();
-    for stage in STAGES {
-        if schedule.steps.len() >= max_depth || !rng.chance(take_probability(stage)) {
+    for &stage in STAGES {
+        if schedule.steps.len() >= max_depth || !rng.chance(stage.walk_probability()) {
             continue;
         }
         let steps = candidates(program, &schedule, stage);

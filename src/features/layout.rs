@@ -20,8 +20,8 @@ pub enum Kind {
     Log,
 }
 
-/// Per loop level of the computation's original nest (outermost first).
-pub const LOOP_FIELDS: &[(&str, Kind)] = &[
+/// Per loop level of the computation's original nest (outermost first), the loop itself.
+pub const LOOP_BASE: &[(&str, Kind)] = &[
     ("present", Kind::Bool),
     ("lower", Kind::Log),
     ("upper", Kind::Log),
@@ -29,21 +29,37 @@ pub const LOOP_FIELDS: &[(&str, Kind)] = &[
     ("step", Kind::Log),
     ("non_rectangular", Kind::Bool),
     ("reduction", Kind::Bool),
-    ("fused", Kind::Bool),
-    ("interchanged", Kind::Bool),
-    ("final_depth", Kind::Log),
-    ("innermost", Kind::Bool),
-    ("tiled", Kind::Bool),
-    ("tile_size", Kind::Log),
-    ("tile_loop_depth", Kind::Log),
-    ("unrolled", Kind::Bool),
-    ("unroll_factor", Kind::Log),
-    ("tile_loop_unroll_factor", Kind::Log),
-    ("parallel", Kind::Bool),
-    ("tile_loop_parallel", Kind::Bool),
-    ("vectorized", Kind::Bool),
-    ("vector_width", Kind::Log),
 ];
+
+/// Where the loop ended up after the schedule.
+pub const LOOP_PLACEMENT: &[(&str, Kind)] = &[("final_depth", Kind::Log), ("innermost", Kind::Bool)];
+
+/// The loop part of one level: [`LOOP_BASE`], then the sections of the structural kinds
+/// (which build the loop structure), [`LOOP_PLACEMENT`], then the sections of the kinds
+/// that refine loops in place, each group in registry order
+/// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields).
+pub fn loop_fields() -> &'static [(&'static str, Kind)] {
+    static FIELDS: std::sync::OnceLock<Vec<(&'static str, Kind)>> = std::sync::OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let sections = crate::schedule::kinds::FEATURE_SECTIONS;
+        let mut out: Vec<(&'static str, Kind)> = LOOP_BASE.to_vec();
+        out.extend(sections.iter().filter(|(structural, _)| *structural).flat_map(|(_, f)| f.iter().copied()));
+        out.extend(LOOP_PLACEMENT.iter().copied());
+        out.extend(sections.iter().filter(|(structural, _)| !*structural).flat_map(|(_, f)| f.iter().copied()));
+        debug_assert_eq!(out.len(), LOOP_WIDTH);
+        out
+    })
+}
+
+const fn sections_width(sections: &[(bool, &[(&str, Kind)])]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < sections.len() {
+        n += sections[i].1.len();
+        i += 1;
+    }
+    n
+}
 
 /// Per memory access: the store first, then the loads in expression order.
 pub const ACCESS_HEAD: &[(&str, Kind)] = &[
@@ -110,7 +126,8 @@ pub const COMP_SCALARS: &[(&str, Kind)] = &[
 ];
 
 pub const LOOP_PART: usize = 0;
-pub const LOOP_WIDTH: usize = LOOP_FIELDS.len();
+pub const LOOP_WIDTH: usize =
+    LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS);
 pub const ACCESS_PART: usize = LOOP_PART + MAX_DEPTH * LOOP_WIDTH;
 pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
 pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();
@@ -120,7 +137,7 @@ pub const FEATURES: usize = SCALAR_PART + COMP_SCALARS.len();
 
 /// Offset of a loop field at `level`.
 pub fn loop_field(level: usize, name: &str) -> usize {
-    LOOP_PART + level * LOOP_WIDTH + index_of(LOOP_FIELDS, name)
+    LOOP_PART + level * LOOP_WIDTH + index_of(loop_fields(), name)
 }
 
 /// Offset of an access head field.
@@ -145,7 +162,7 @@ fn index_of(fields: &[(&str, Kind)], name: &str) -> usize {
 pub fn fields() -> Vec<(String, Kind)> {
     let mut out = Vec::with_capacity(FEATURES);
     for level in 0..MAX_DEPTH {
-        out.extend(LOOP_FIELDS.iter().map(|(n, k)| (format!("loop{level}.{n}"), *k)));
+        out.extend(loop_fields().iter().map(|(n, k)| (format!("loop{level}.{n}"), *k)));
     }
     for a in 0..MAX_ACCESSES {
         out.extend(ACCESS_HEAD.iter().map(|(n, k)| (format!("access{a}.{n}"), *k)));

@@ -5,14 +5,13 @@
 
 pub mod dataset;
 pub mod layout;
-pub mod scheduled;
 pub mod tensors;
 
 use crate::ir::{Access, Bound, CompId, ElemType, LoopId, Program};
 use crate::limits::{MAX_ACCESSES, MAX_DEPTH, MAX_DIMS};
 use crate::schedule::Schedule;
 use layout::{Kind, FEATURES};
-use scheduled::{Ent, Kid, Scheduled};
+use crate::schedule::tree::{Ent, Kid, LoopAt, Scheduled, TreeError};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FeatureError {
@@ -22,6 +21,12 @@ pub enum FeatureError {
     TooDeep { comp: String, depth: usize },
     #[error("the program has no modeled loop nest")]
     Empty,
+}
+
+impl From<TreeError> for FeatureError {
+    fn from(e: TreeError) -> Self {
+        FeatureError::Schedule { step: e.step, reason: e.reason }
+    }
 }
 
 /// A node of the model's tree: its computations (in program order) and its loop
@@ -159,34 +164,12 @@ fn computation_vector(
         let around = |tile: bool| enclosing.iter().find(|e| e.loop_id == live && e.tile == tile).copied();
         let point = around(false).unwrap_or(Ent::point(live));
         let tile = around(true).unwrap_or(Ent { tile: true, ..point });
-        v[f("fused")] = sched.fused.contains(&live) as u8 as f64;
-        v[f("interchanged")] = sched.interchanged.contains(&point) as u8 as f64;
         if let Some(node) = sched.node_of(point) {
             v[f("final_depth")] = sched.depth(node) as f64;
             v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
         }
-        let pt = sched.tags(point);
-        if let Some(size) = pt.tile_size {
-            v[f("tiled")] = 1.0;
-            v[f("tile_size")] = size as f64;
-        }
-        if let Some(node) = sched.node_of(tile) {
-            v[f("tile_loop_depth")] = sched.depth(node) as f64;
-        }
-        if let Some(u) = pt.unroll {
-            v[f("unrolled")] = 1.0;
-            v[f("unroll_factor")] = u as f64;
-        }
-        let tt = sched.tags(tile);
-        if let Some(u) = tt.unroll {
-            v[f("tile_loop_unroll_factor")] = u as f64;
-        }
-        v[f("parallel")] = pt.parallel as u8 as f64;
-        v[f("tile_loop_parallel")] = tt.parallel as u8 as f64;
-        if let Some(w) = pt.vector_width.or(tt.vector_width) {
-            v[f("vectorized")] = 1.0;
-            v[f("vector_width")] = w as f64;
-        }
+        // What each kind of step left on this loop (its section of the layout).
+        crate::schedule::kinds::loop_features(sched, &LoopAt { live, point, tile }, &mut |name, x| v[f(name)] = x);
     }
 
     let accesses: Vec<(&Access, bool)> =

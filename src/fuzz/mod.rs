@@ -26,7 +26,7 @@ use crate::ir;
 use crate::measure::{self, Entry, Library, MeasureConfig, MeasureError};
 use crate::mlir::LoadedModule;
 use crate::options::{self, Evaluator};
-use crate::schedule::{LoopName, Schedule, Transform};
+use crate::schedule::{Distribute, Fuse, Interchange, LoopName, Parallelize, Schedule, Tile, Transform, Unroll, Vectorize};
 use crate::search::{self, OptimizeConfig, SearchConfig};
 use crate::transform::{self, Prefix, TransformError};
 use gen::FuzzProgram;
@@ -327,7 +327,8 @@ fn random_schedule(func: ir::mlir::Op, base: &Oracle, rng: &mut Rng, max_steps: 
             }
             Err(e) => {
                 let reason = match &e {
-                    TransformError::Refused { reason, .. } | TransformError::Failed { reason, .. } | TransformError::BadLoop { reason, .. } => reason.clone(),
+                    TransformError::Refused { why, .. } => why.to_string(),
+                    TransformError::Failed { reason, .. } | TransformError::BadLoop { reason, .. } => reason.clone(),
                     other => other.to_string(),
                 };
                 record_step(rec, mode, &step, outcome_of(&e), Some(reason), &verdict);
@@ -354,7 +355,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
         let step = match rng.below(13) {
             0 => {
                 let cands: Vec<&LoopInfo> = loops.iter().filter(|l| l.children > 1).collect();
-                (!cands.is_empty()).then(|| Transform::Distribute { target: name(&rng.pick(&cands).name) })
+                (!cands.is_empty()).then(|| Transform::Distribute(Distribute { target: name(&rng.pick(&cands).name) }))
             }
             1 => {
                 let mut tops: Vec<&LoopInfo> = loops.iter().filter(|l| l.top).collect();
@@ -362,7 +363,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                 (tops.len() >= 2).then(|| {
                     let k = rng.below(tops.len() - 1);
                     let depth = rng.range(1, tops[k].chain.len().max(1) + 1);
-                    Transform::Fuse { first: name(&tops[k].name), second: name(&tops[k + 1].name), depth }
+                    Transform::Fuse(Fuse { first: name(&tops[k].name), second: name(&tops[k + 1].name), depth })
                 })
             }
             2 | 3 => (l.chain.len() >= 2).then(|| {
@@ -373,7 +374,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                 while order == original {
                     rng.shuffle(&mut order);
                 }
-                Transform::Interchange { order }
+                Transform::Interchange(Interchange { order })
             }),
             4 | 5 => {
                 let n = rng.range(1, l.chain.len().min(3));
@@ -386,16 +387,16 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                         (name(s), size.max(1))
                     })
                     .collect();
-                Some(Transform::Tile { band })
+                Some(Transform::Tile(Tile { band }))
             }
             6 | 7 => {
                 // Mostly factors the loop can take (fewer iterations than the factor is
                 // refused, which a few proposals still test).
                 let fits: Vec<u32> = [2, 3, 4, 8].into_iter().filter(|&f| (f as i64) <= l.max_trips).collect();
                 let factor = if fits.is_empty() || rng.chance(0.1) { *rng.pick(&[2, 4, 8]) } else { *rng.pick(&fits) };
-                Some(Transform::Unroll { target: name(&l.name), factor })
+                Some(Transform::Unroll(Unroll { target: name(&l.name), factor }))
             }
-            8 | 9 => Some(Transform::Parallelize { target: name(&l.name) }),
+            8 | 9 => Some(Transform::Parallelize(Parallelize { target: name(&l.name) })),
             10 | 11 => {
                 let inner: Vec<&LoopInfo> = loops.iter().filter(|l| l.innermost).collect();
                 (!inner.is_empty()).then(|| {
@@ -403,15 +404,15 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                     // Mostly widths that divide the trip count (the vectorizer needs it).
                     let fits: Vec<u32> = [2, 4, 8].into_iter().filter(|&w| l.max_trips % w as i64 == 0).collect();
                     let width = if fits.is_empty() || rng.chance(0.2) { *rng.pick(&[2, 4, 8]) } else { *rng.pick(&fits) };
-                    Transform::Vectorize { target: name(&l.name), width }
+                    Transform::Vectorize(Vectorize { target: name(&l.name), width })
                 })
             }
             _ => {
                 // A loop that does not exist, or an unroll of a tile loop that may not.
                 if rng.chance(0.5) {
-                    Some(Transform::Parallelize { target: name("L9.9") })
+                    Some(Transform::Parallelize(Parallelize { target: name("L9.9") }))
                 } else {
-                    Some(Transform::Unroll { target: name(&format!("{}.t", l.name)), factor: 2 })
+                    Some(Transform::Unroll(Unroll { target: name(&format!("{}.t", l.name)), factor: 2 }))
                 }
             }
         };

@@ -18,7 +18,7 @@
 //! the point: it decides by enumeration, not by analysis.
 
 use super::gen::FuzzProgram;
-use crate::schedule::Transform;
+use crate::schedule::{Distribute, Fuse, Interchange, Parallelize, Tile, Transform, Unroll, Vectorize};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -342,7 +342,7 @@ impl Oracle {
     fn rewrite(&mut self, step: &Transform) -> Result<Vec<Event>, String> {
         let mut after = self.events.clone();
         match step {
-            Transform::Interchange { order } => {
+            Transform::Interchange(Interchange { order }) => {
                 let names: Vec<String> = order.iter().map(|l| l.to_string()).collect();
                 let (lo, current) = self.band(&names)?;
                 let wanted: Vec<u32> = names.iter().map(|n| self.id(n).unwrap()).collect();
@@ -356,7 +356,7 @@ impl Oracle {
                     }
                 }
             }
-            Transform::Tile { band } => {
+            Transform::Tile(Tile { band }) => {
                 let names: Vec<String> = band.iter().map(|(l, _)| l.to_string()).collect();
                 let (_, current) = self.band(&names)?;
                 let wanted: Vec<u32> = names.iter().map(|n| self.id(n).unwrap()).collect();
@@ -389,7 +389,7 @@ impl Oracle {
                     e.levels.splice(l..l + n, new);
                 }
             }
-            Transform::Unroll { target, factor } => {
+            Transform::Unroll(Unroll { target, factor }) => {
                 let id = self.require(target.as_str())?;
                 let f = *factor as i64;
                 if !self.innermost(id) {
@@ -431,7 +431,7 @@ impl Oracle {
                     e.levels.last_mut().unwrap().pos.insert(0, copy);
                 }
             }
-            Transform::Parallelize { target } => {
+            Transform::Parallelize(Parallelize { target }) => {
                 let id = self.require(target.as_str())?;
                 for e in &mut after {
                     if let Some(l) = Self::level_of(e, id) {
@@ -439,7 +439,7 @@ impl Oracle {
                     }
                 }
             }
-            Transform::Vectorize { target, width } => {
+            Transform::Vectorize(Vectorize { target, width }) => {
                 let id = self.require(target.as_str())?;
                 if !self.innermost(id) {
                     return Err(format!("{target} is not innermost"));
@@ -457,7 +457,7 @@ impl Oracle {
                     e.lane = (k % w) as i32;
                 }
             }
-            Transform::Distribute { target } => {
+            Transform::Distribute(Distribute { target }) => {
                 if self.dead_code {
                     return Err("a statement of the program never runs, so the parts cannot be counted from its accesses".into());
                 }
@@ -474,7 +474,7 @@ impl Oracle {
                     e.levels[l].iter.as_mut().unwrap().name = part_names[k];
                 }
             }
-            Transform::Fuse { first, second, depth } => {
+            Transform::Fuse(Fuse { first, second, depth }) => {
                 let (a, b) = (self.require(first.as_str())?, self.require(second.as_str())?);
                 let d = *depth;
                 let tops: BTreeMap<Vec<i32>, u32> = self

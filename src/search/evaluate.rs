@@ -6,8 +6,8 @@ use crate::cost_model::CostModel;
 use crate::features::{featurize, Featurized};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
-use crate::features::scheduled::Scheduled;
-use crate::schedule::{Schedule, Transform};
+use crate::schedule::tree::Scheduled;
+use crate::schedule::{Parallelize, Schedule, Transform};
 use crate::transform;
 
 /// Scores schedules by their speedup over the original (higher is better).
@@ -53,9 +53,9 @@ pub fn outside_model_domain(program: &Program, schedule: &Schedule) -> Option<St
         false
     };
     for t in &schedule.steps {
-        let Transform::Parallelize { target } = t else { continue };
+        let Transform::Parallelize(Parallelize { target }) = t else { continue };
         let nested = (0..sched.nodes.len())
-            .any(|n| super::candidates::name(program, &sched, n) == *target && below_imperfect(n));
+            .any(|n| sched.name(program, n) == *target && below_imperfect(n));
         if nested {
             return Some(format!("{target} is parallel below an imperfectly nested sequential loop"));
         }

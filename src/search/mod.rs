@@ -90,7 +90,7 @@ pub fn search(
     let mut all = beam.clone();
     let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
-    for stage in STAGES {
+    for &stage in STAGES {
         let mut children: Vec<Schedule> = Vec::new();
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
@@ -235,20 +235,20 @@ impl OptimizeConfig {
     }
 }
 
-/// The loop structure a schedule builds: its distributions, fusions and interchanges (tiling, unrolling,
-/// parallelization and vectorization refine a structure).
+/// The loop structure a schedule builds: its steps of structural kinds (distribution, fusion,
+/// interchange; tiling, unrolling, parallelization and vectorization refine a structure).
 pub fn structure(s: &Schedule) -> String {
     let steps: Vec<String> = s
         .steps
         .iter()
-        .filter(|t| matches!(t, Transform::Distribute { .. } | Transform::Fuse { .. } | Transform::Interchange { .. }))
+        .filter(|t| t.stage().structural())
         .map(|t| t.to_string())
         .collect();
     steps.join("; ")
 }
 
 fn parallel(s: &Schedule) -> bool {
-    s.steps.iter().any(|t| matches!(t, Transform::Parallelize { .. }))
+    s.steps.iter().any(|t| matches!(t, Transform::Parallelize(_)))
 }
 
 /// The `k` schedules to measure, from a ranking (best first): the best of each distinct loop

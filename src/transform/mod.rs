@@ -7,78 +7,47 @@
 //! function; the user's function is replaced only when every step succeeded and the result
 //! verifies. Otherwise the error names the step and the reason, and the IR is unchanged.
 
+pub mod ffi;
+
 use crate::ir::{self, mlir::Op, Program};
+use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
+use ffi::{
+    autosched_tx_clone, autosched_tx_commit, autosched_tx_destroy, autosched_tx_strip_tags, autosched_tx_verify, Call,
+};
 use mlir_sys::{
     mlirBlockAppendOwnedOperation, mlirLocationUnknownGet, mlirModuleCreateEmpty, mlirModuleDestroy, mlirModuleGetBody,
     mlirModuleGetOperation, mlirOperationGetContext, MlirOperation,
 };
 use std::collections::BTreeSet;
-use std::ffi::{c_char, c_void, CString};
 
 /// The tag the C++ layer finds loops by.
 const LOOP_TAG: &str = "autosched.loop";
 
-#[allow(improper_ctypes)]
-extern "C" {
-    fn autosched_tx_clone(func: MlirOperation) -> MlirOperation;
-    fn autosched_tx_destroy(op: MlirOperation);
-    fn autosched_tx_verify(func: MlirOperation, f: ReportFn, ctx: *mut c_void) -> i32;
-    fn autosched_tx_commit(original: MlirOperation, clone: MlirOperation);
-    fn autosched_tx_strip_tags(func: MlirOperation);
-    fn autosched_tx_distribute(func: MlirOperation, name: *const c_char, f: ReportFn, ctx: *mut c_void) -> i32;
-    fn autosched_tx_fuse(
-        func: MlirOperation,
-        first: *const c_char,
-        second: *const c_char,
-        depth: i64,
-        f: ReportFn,
-        ctx: *mut c_void,
-    ) -> i32;
-    fn autosched_tx_interchange(
-        func: MlirOperation,
-        names: *const *const c_char,
-        n: usize,
-        f: ReportFn,
-        ctx: *mut c_void,
-    ) -> i32;
-    fn autosched_tx_tile(
-        func: MlirOperation,
-        names: *const *const c_char,
-        sizes: *const i64,
-        n: usize,
-        f: ReportFn,
-        ctx: *mut c_void,
-    ) -> i32;
-    fn autosched_tx_unroll(func: MlirOperation, name: *const c_char, factor: i64, f: ReportFn, ctx: *mut c_void)
-        -> i32;
-    fn autosched_tx_parallelize(func: MlirOperation, name: *const c_char, f: ReportFn, ctx: *mut c_void) -> i32;
-    fn autosched_tx_vectorize(func: MlirOperation, name: *const c_char, width: i64, f: ReportFn, ctx: *mut c_void)
-        -> i32;
+/// Why the C++ layer refused a step, as its status says.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The step is outside what the transformation supports (a shape it does not handle).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The step would break a dependence: the claim the fuzzer's oracle checks.
+    #[error("{0}")]
+    Dependence(String),
 }
-
-type ReportFn = extern "C" fn(ctx: *mut c_void, msg: *const c_char, len: usize);
-
-extern "C" fn collect_report(ctx: *mut c_void, msg: *const c_char, len: usize) {
-    // SAFETY: ctx is the &mut String passed by `Step::call`; msg points to len bytes.
-    let out = unsafe { &mut *(ctx as *mut String) };
-    let bytes = unsafe { std::slice::from_raw_parts(msg as *const u8, len) };
-    out.push_str(&String::from_utf8_lossy(bytes));
-}
-
-const TX_OK: i32 = 0;
-const TX_REFUSED: i32 = 1;
-const TX_REFUSED_DEPENDENCE: i32 = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TransformError {
     /// The step names a loop that does not exist at that point of the schedule.
     #[error("step {step} ({text}): {reason}")]
     BadLoop { step: usize, text: String, reason: String },
-    /// The step is illegal (`dependence`: it would break a dependence) or outside what it
-    /// supports.
-    #[error("step {step} ({text}) refused: {reason}")]
-    Refused { step: usize, text: String, reason: String, dependence: bool },
+    /// The step is illegal or outside what it supports.
+    #[error("step {step} ({text}) refused: {why}")]
+    Refused {
+        step: usize,
+        text: String,
+        #[source]
+        why: Refusal,
+    },
     /// An MLIR utility failed midway; the clone was discarded.
     #[error("step {step} ({text}) failed: {reason}")]
     Failed { step: usize, text: String, reason: String },
@@ -92,10 +61,7 @@ impl TransformError {
     /// Whether the refusal claims that the step would break a dependence (as opposed to a
     /// step outside what the transformation supports).
     pub fn claims_dependence(&self) -> bool {
-        match self {
-            TransformError::Refused { dependence, .. } => *dependence,
-            _ => false,
-        }
+        matches!(self, TransformError::Refused { why: Refusal::Dependence(_), .. })
     }
 }
 
@@ -195,10 +161,11 @@ fn tag_loops(clone: Op) -> Result<(), TransformError> {
 }
 
 fn verify(func: MlirOperation) -> Result<(), TransformError> {
-    let mut why = String::new();
-    // SAFETY: func is live; the report callback appends to `why` only during this call.
-    if unsafe { autosched_tx_verify(func, collect_report, &mut why as *mut String as *mut c_void) } != TX_OK {
-        return Err(TransformError::Verify(why));
+    let mut call = Call::new(func);
+    let (report, ctx) = call.report();
+    // SAFETY: func is live; the report callback appends to the call's reason only during this call.
+    if unsafe { autosched_tx_verify(func, report, ctx) } != ffi::AUTOSCHED_TX_OK as i32 {
+        return Err(TransformError::Verify(call.into_reason()));
     }
     Ok(())
 }
@@ -248,55 +215,19 @@ fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, Tra
     }
 }
 
-fn cstring(s: &str) -> CString {
-    // Loop names are ASCII without NULs (checked by LoopName).
-    CString::new(s).unwrap_or_default()
-}
-
 fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), TransformError> {
-    let mut why = String::new();
-    let ctx = &mut why as *mut String as *mut c_void;
-    let status = unsafe {
-        match t {
-            Transform::Distribute { target } => {
-                let n = cstring(target.as_str());
-                autosched_tx_distribute(func, n.as_ptr(), collect_report, ctx)
-            }
-            Transform::Fuse { first, second, depth } => {
-                let (a, b) = (cstring(first.as_str()), cstring(second.as_str()));
-                autosched_tx_fuse(func, a.as_ptr(), b.as_ptr(), *depth as i64, collect_report, ctx)
-            }
-            Transform::Interchange { order } => {
-                let names: Vec<CString> = order.iter().map(|l| cstring(l.as_str())).collect();
-                let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
-                autosched_tx_interchange(func, ptrs.as_ptr(), ptrs.len(), collect_report, ctx)
-            }
-            Transform::Tile { band } => {
-                let names: Vec<CString> = band.iter().map(|(l, _)| cstring(l.as_str())).collect();
-                let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
-                let sizes: Vec<i64> = band.iter().map(|(_, s)| *s as i64).collect();
-                autosched_tx_tile(func, ptrs.as_ptr(), sizes.as_ptr(), ptrs.len(), collect_report, ctx)
-            }
-            Transform::Unroll { target, factor } => {
-                let n = cstring(target.as_str());
-                autosched_tx_unroll(func, n.as_ptr(), *factor as i64, collect_report, ctx)
-            }
-            Transform::Parallelize { target } => {
-                let n = cstring(target.as_str());
-                autosched_tx_parallelize(func, n.as_ptr(), collect_report, ctx)
-            }
-            Transform::Vectorize { target, width } => {
-                let n = cstring(target.as_str());
-                autosched_tx_vectorize(func, n.as_ptr(), *width as i64, collect_report, ctx)
-            }
-        }
-    };
-    let text = t.to_string();
+    let mut call = Call::new(func);
+    let status = t.apply(&mut call);
+    let (text, reason) = (t.to_string(), call.into_reason());
     match status {
-        TX_OK => Ok(()),
-        TX_REFUSED => Err(TransformError::Refused { step, text, reason: why, dependence: false }),
-        TX_REFUSED_DEPENDENCE => Err(TransformError::Refused { step, text, reason: why, dependence: true }),
-        _ => Err(TransformError::Failed { step, text, reason: why }),
+        s if s == ffi::AUTOSCHED_TX_OK as i32 => Ok(()),
+        s if s == ffi::AUTOSCHED_TX_REFUSED as i32 => {
+            Err(TransformError::Refused { step, text, why: Refusal::Unsupported(reason) })
+        }
+        s if s == ffi::AUTOSCHED_TX_REFUSED_DEPENDENCE as i32 => {
+            Err(TransformError::Refused { step, text, why: Refusal::Dependence(reason) })
+        }
+        _ => Err(TransformError::Failed { step, text, reason }),
     }
 }
 
@@ -305,76 +236,29 @@ fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), Trans
 /// steps. How many parts a distribution makes depends on the loop tree at that step; a
 /// part named beyond them is refused by the transformation layer itself.
 pub fn check_names(program: &Program, schedule: &Schedule) -> Result<(), TransformError> {
-    let mut live: BTreeSet<String> = program.loops.iter().map(|l| l.name.clone()).collect();
-    let mut distributed: BTreeSet<String> = BTreeSet::new();
-    let mut gone: Vec<(String, usize, &'static str)> = Vec::new();
-    let mut copies_statements: Option<usize> = None;
+    let mut names = Names {
+        program,
+        step: 0,
+        live: program.loops.iter().map(|l| l.name.clone()).collect(),
+        distributed: BTreeSet::new(),
+        gone: Vec::new(),
+        copies_statements: None,
+    };
     for (i, t) in schedule.steps.iter().enumerate() {
         let step = i + 1;
+        names.step = step;
         for name in t.loops() {
-            if live.contains(name.as_str()) {
+            if names.live.contains(name.as_str()) {
                 continue;
             }
-            let reason = match gone.iter().find(|(n, _, _)| n == name.as_str()) {
+            let reason = match names.gone.iter().find(|(n, _, _)| n == name.as_str()) {
                 Some((_, by, kind)) => format!("{name} no longer exists after step {by} ({kind})"),
-                None if name.distributed_from().is_some_and(|d| distributed.contains(d.as_str())) => continue,
+                None if name.distributed_from().is_some_and(|d| names.distributed.contains(d.as_str())) => continue,
                 None => no_such_loop(program, name),
             };
             return Err(TransformError::BadLoop { step, text: t.to_string(), reason });
         }
-        match t {
-            Transform::Tile { band } => {
-                for (l, _) in band {
-                    // A second tiling of the same loop would make a second loop of the same
-                    // name, nested in the first: a later step naming it would mean both.
-                    if live.contains(l.tile_loop().as_str()) {
-                        return Err(TransformError::BadLoop {
-                            step,
-                            text: t.to_string(),
-                            reason: format!(
-                                "{l} is tiled already (its tile loop {} exists); tile {} for another level of tiles",
-                                l.tile_loop(),
-                                l.tile_loop()
-                            ),
-                        });
-                    }
-                    live.insert(l.tile_loop().to_string());
-                }
-            }
-            Transform::Parallelize { target } => {
-                live.remove(target.as_str());
-                gone.push((target.to_string(), step, "parallelize"));
-            }
-            Transform::Unroll { .. } | Transform::Vectorize { .. } => copies_statements = copies_statements.or(Some(step)),
-            Transform::Distribute { target } => {
-                // Parts are one per child of the loop tree, which unrolling and vectorization
-                // do not describe (they copy or replace statements).
-                if let Some(by) = copies_statements {
-                    return Err(TransformError::BadLoop {
-                        step,
-                        text: t.to_string(),
-                        reason: format!("distribute must come before unroll and vectorize steps (step {by})"),
-                    });
-                }
-                live.remove(target.as_str());
-                gone.push((target.to_string(), step, "distribute"));
-                distributed.insert(target.to_string());
-            }
-            Transform::Fuse { first, depth, .. } => {
-                // The outer `depth` loops of the first nest merge into the second's.
-                let mut current = program.loops.iter().find(|l| l.name == first.as_str());
-                for _ in 0..*depth {
-                    let Some(l) = current else { break };
-                    live.remove(&l.name);
-                    gone.push((l.name.clone(), step, "fuse"));
-                    current = l.children.iter().find_map(|c| match c {
-                        ir::Child::Loop(id) => Some(&program.loops[*id]),
-                        _ => None,
-                    });
-                }
-            }
-            Transform::Interchange { .. } => {}
-        }
+        t.rename(&mut names).map_err(|reason| TransformError::BadLoop { step, text: t.to_string(), reason })?;
     }
     Ok(())
 }

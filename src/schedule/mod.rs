@@ -1,4 +1,6 @@
 //! `schedule`: an ordered list of loop transformations over one program, and its text form.
+//! Each kind of transformation is one file of [`kinds`] (its text form, what it does to
+//! names and to the scheduled tree [`tree`], its features, candidates and C++ entry).
 //!
 //! Loops are named as the representation names them (`L0`, `L0.1.0`, ...: nest index, then
 //! the position among loop children). Tiling adds a tile-space loop above each tiled loop,
@@ -22,6 +24,12 @@
 //! vectorize(L0.0.0:8)              vectorize an innermost loop with 8 lanes
 //! ```
 
+pub mod kinds;
+pub mod tree;
+
+pub use kinds::{
+    Distribute, Fuse, Interchange, Parallelize, Stage, Tile, Transform, TransformKind, Unroll, Vectorize, STAGES,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -87,74 +95,6 @@ pub const MAX_TILE_BAND: usize = 3;
 pub const MAX_TILE_SIZE: u32 = 4096;
 pub const MAX_UNROLL_FACTOR: u32 = 64;
 pub const VECTOR_WIDTHS: [u32; 5] = [2, 4, 8, 16, 32];
-
-/// One transformation.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Transform {
-    /// Split a loop into one loop per child (loop distribution, or fission), in order.
-    Distribute { target: LoopName },
-    /// Fuse the nest rooted at `first` into the next sibling nest rooted at `second`,
-    /// merging their `depth` outermost loops: `first` is the source, its iterations run
-    /// inside `second`'s loops, and the fused loops keep `second`'s names.
-    Fuse { first: LoopName, second: LoopName, depth: usize },
-    /// Reorder a perfectly nested band; `order` lists its loops outermost first.
-    Interchange { order: Vec<LoopName> },
-    /// Tile a perfectly nested band (outermost first) with one size per loop.
-    Tile { band: Vec<(LoopName, u32)> },
-    /// Unroll by `factor`; unroll-and-jam when the loop has loops inside it.
-    Unroll { target: LoopName, factor: u32 },
-    /// Turn the loop into a parallel loop (lowered to OpenMP).
-    Parallelize { target: LoopName },
-    /// Vectorize an innermost loop with `width` lanes.
-    Vectorize { target: LoopName, width: u32 },
-}
-
-impl Transform {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Transform::Distribute { .. } => "distribute",
-            Transform::Fuse { .. } => "fuse",
-            Transform::Interchange { .. } => "interchange",
-            Transform::Tile { .. } => "tile",
-            Transform::Unroll { .. } => "unroll",
-            Transform::Parallelize { .. } => "parallelize",
-            Transform::Vectorize { .. } => "vectorize",
-        }
-    }
-
-    /// Every loop the step names.
-    pub fn loops(&self) -> Vec<&LoopName> {
-        match self {
-            Transform::Fuse { first, second, .. } => vec![first, second],
-            Transform::Interchange { order } => order.iter().collect(),
-            Transform::Tile { band } => band.iter().map(|(l, _)| l).collect(),
-            Transform::Unroll { target, .. }
-            | Transform::Distribute { target }
-            | Transform::Parallelize { target }
-            | Transform::Vectorize { target, .. } => vec![target],
-        }
-    }
-}
-
-impl fmt::Display for Transform {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Transform::Distribute { target } => write!(f, "distribute({target})"),
-            Transform::Fuse { first, second, depth } => write!(f, "fuse({first}, {second}, {depth})"),
-            Transform::Interchange { order } => {
-                let names: Vec<String> = order.iter().map(|l| l.to_string()).collect();
-                write!(f, "interchange({})", names.join(", "))
-            }
-            Transform::Tile { band } => {
-                let parts: Vec<String> = band.iter().map(|(l, s)| format!("{l}:{s}")).collect();
-                write!(f, "tile({})", parts.join(", "))
-            }
-            Transform::Unroll { target, factor } => write!(f, "unroll({target}:{factor})"),
-            Transform::Parallelize { target } => write!(f, "parallelize({target})"),
-            Transform::Vectorize { target, width } => write!(f, "vectorize({target}:{width})"),
-        }
-    }
-}
 
 /// An ordered list of transformations; the empty schedule is the identity.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -244,13 +184,14 @@ impl FromStr for Schedule {
     }
 }
 
-struct Parser<'a> {
+/// The text form's reader; kinds parse their arguments with its methods.
+pub struct Parser<'a> {
     text: &'a str,
-    pos: usize,
+    pub(crate) pos: usize,
 }
 
 impl Parser<'_> {
-    fn err<T>(&self, at: usize, message: impl Into<String>) -> Result<T, ParseError> {
+    pub(crate) fn err<T>(&self, at: usize, message: impl Into<String>) -> Result<T, ParseError> {
         Err(ParseError { column: self.text[..at].chars().count() + 1, message: message.into() })
     }
 
@@ -269,7 +210,7 @@ impl Parser<'_> {
         self.text[self.pos..].chars().next()
     }
 
-    fn expect(&mut self, c: char, what: &str) -> Result<(), ParseError> {
+    pub(crate) fn expect(&mut self, c: char, what: &str) -> Result<(), ParseError> {
         match self.peek() {
             Some(got) if got == c => {
                 self.pos += c.len_utf8();
@@ -291,7 +232,7 @@ impl Parser<'_> {
         (start, &self.text[start..start + len])
     }
 
-    fn loop_name(&mut self) -> Result<LoopName, ParseError> {
+    pub(crate) fn loop_name(&mut self) -> Result<LoopName, ParseError> {
         let (at, tok) = self.token();
         let tok = tok.to_string();
         if tok.is_empty() {
@@ -303,7 +244,7 @@ impl Parser<'_> {
         tok.parse().or_else(|e: String| self.err(at, e))
     }
 
-    fn number(&mut self, what: &str, min: u64, max: u64) -> Result<u64, ParseError> {
+    pub(crate) fn number(&mut self, what: &str, min: u64, max: u64) -> Result<u64, ParseError> {
         let (at, tok) = self.token();
         let tok = tok.to_string();
         match tok.parse::<u64>() {
@@ -315,14 +256,14 @@ impl Parser<'_> {
     }
 
     /// `name:number`
-    fn loop_with(&mut self, what: &str, min: u64, max: u64) -> Result<(LoopName, u32), ParseError> {
+    pub(crate) fn loop_with(&mut self, what: &str, min: u64, max: u64) -> Result<(LoopName, u32), ParseError> {
         let name = self.loop_name()?;
         self.expect(':', &format!("and {what} after {name}"))?;
         let n = self.number(what, min, max)?;
         Ok((name, n as u32))
     }
 
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T, ParseError>) -> Result<Vec<T>, ParseError> {
+    pub(crate) fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T, ParseError>) -> Result<Vec<T>, ParseError> {
         let mut out = vec![item(self)?];
         while self.peek() == Some(',') {
             self.pos += 1;
@@ -334,52 +275,17 @@ impl Parser<'_> {
     fn step(&mut self) -> Result<Transform, ParseError> {
         let (at, word) = self.token();
         let word = word.to_string();
+        if word.is_empty() {
+            return self.err(at, "expected a transformation");
+        }
+        if !kinds::NAMES.contains(&word.as_str()) {
+            let (last, rest) = kinds::NAMES.split_last().expect("kinds are registered");
+            let known = format!("{} or {last}", rest.join(", "));
+            return self.err(at, format!("unknown transformation '{word}' (expected {known})"));
+        }
         self.expect('(', &format!("after '{word}'"))?;
         let args_at = self.pos;
-        let t = match word.as_str() {
-            "fuse" => {
-                let first = self.loop_name()?;
-                self.expect(',', "between the two nests of fuse")?;
-                let second = self.loop_name()?;
-                self.expect(',', "before the fusion depth")?;
-                let depth = self.number("a fusion depth", 1, 16)? as usize;
-                Transform::Fuse { first, second, depth }
-            }
-            "interchange" => {
-                let order = self.list(|p| p.loop_name())?;
-                if order.len() < 2 {
-                    return self.err(args_at, "interchange needs at least two loops");
-                }
-                Transform::Interchange { order }
-            }
-            "tile" => {
-                let band = self.list(|p| p.loop_with("a tile size", 2, MAX_TILE_SIZE as u64))?;
-                if band.len() > MAX_TILE_BAND {
-                    return self.err(args_at, format!("tile takes 1 to {MAX_TILE_BAND} loops, got {}", band.len()));
-                }
-                Transform::Tile { band }
-            }
-            "unroll" => {
-                let (target, factor) = self.loop_with("an unroll factor", 2, MAX_UNROLL_FACTOR as u64)?;
-                Transform::Unroll { target, factor }
-            }
-            "parallelize" => Transform::Parallelize { target: self.loop_name()? },
-            "distribute" => Transform::Distribute { target: self.loop_name()? },
-            "vectorize" => {
-                let (target, width) = self.loop_with("a vector width", 2, 32)?;
-                if !VECTOR_WIDTHS.contains(&width) {
-                    return self.err(args_at, format!("vector width must be one of {VECTOR_WIDTHS:?}, got {width}"));
-                }
-                Transform::Vectorize { target, width }
-            }
-            "" => return self.err(at, "expected a transformation"),
-            other => {
-                return self.err(
-                    at,
-                    format!("unknown transformation '{other}' (expected distribute, fuse, interchange, tile, unroll, parallelize or vectorize)"),
-                )
-            }
-        };
+        let t = Transform::parse_args(&word, self).expect("a registered kind")?;
         self.expect(')', &format!("to close {word}(...)"))?;
         // A loop named twice in one step is a mistake, not a request.
         let names = t.loops();
@@ -430,7 +336,7 @@ mod tests {
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
         assert_eq!(
             s.steps[2],
-            Transform::Tile { band: vec![(l("L0"), 32), (l("L0.0"), 64), (l("L0.0.0"), 16)] }
+            Transform::Tile(Tile { band: vec![(l("L0"), 32), (l("L0.0"), 64), (l("L0.0.0"), 16)] })
         );
     }
 

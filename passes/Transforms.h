@@ -1,0 +1,143 @@
+//===- Transforms.h - What the transformation kinds share -------*- C++ -*-===//
+//
+// The shared part of the transformation layer, defined in passes/Transforms.cpp: finding
+// loops by the `autosched.loop` name tag, reporting a refusal, and the exact dependence
+// analysis that the kinds' legality checks are written over. Each kind's entry point and
+// the helpers only that kind uses are in passes/kinds/<Kind>.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AFFINE_AUTOSCHED_TRANSFORMS_H
+#define AFFINE_AUTOSCHED_TRANSFORMS_H
+
+#include "TransformsFFI.h"
+
+#include "mlir/Analysis/Presburger/IntegerRelation.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace autosched {
+
+struct Report {
+  AutoschedTxReportFn fn;
+  void *ctx;
+  int32_t refuse(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_REFUSED;
+  }
+  /// A refusal that claims the step would break a dependence.
+  int32_t refuseDependence(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_REFUSED_DEPENDENCE;
+  }
+  int32_t fail(const std::string &why) const {
+    if (fn)
+      fn(ctx, why.data(), why.size());
+    return AUTOSCHED_TX_FAILED;
+  }
+};
+
+std::string nameOf(mlir::Operation *op);
+
+void setName(mlir::Operation *op, mlir::StringRef name);
+
+mlir::func::FuncOp funcOf(MlirOperation op);
+
+/// All affine.for loops carrying `name`, in pre-order.
+mlir::SmallVector<mlir::affine::AffineForOp> loopsNamed(mlir::func::FuncOp f,
+                                                        mlir::StringRef name);
+
+/// The loops named `name`, or a refusal when there are none.
+mlir::FailureOr<mlir::SmallVector<mlir::affine::AffineForOp>>
+requireLoops(mlir::func::FuncOp f, mlir::StringRef name, const Report &report);
+
+/// True when no loop (affine.for, affine.parallel) or conditional is nested in `l`.
+bool isInnermost(mlir::affine::AffineForOp l);
+
+std::string joined(mlir::ArrayRef<std::string> names);
+
+/// Every perfectly nested band whose loops carry exactly `names` (as a set), one per copy.
+/// The band is returned outermost first.
+mlir::FailureOr<mlir::SmallVector<mlir::SmallVector<mlir::affine::AffineForOp>>>
+findBands(mlir::func::FuncOp f, mlir::ArrayRef<std::string> names, const Report &report);
+
+/// Refuses bands whose bounds depend on one another (non-rectangular).
+mlir::LogicalResult checkRectangular(mlir::ArrayRef<mlir::affine::AffineForOp> band,
+                                     const Report &report);
+
+/// Refuses bands holding a loop that carries values (a reduction through iter_args):
+/// MLIR's permuteLoops and tilePerfectlyNested move loop bodies, not the values a loop
+/// yields, and reordering the iterations of a reduction reassociates it.
+mlir::LogicalResult checkNoIterArgs(mlir::ArrayRef<mlir::affine::AffineForOp> band,
+                                    mlir::StringRef what, const Report &report);
+
+/// One dependence between two accesses: the polyhedron of the (source, sink) iteration
+/// pairs that touch the same element with the source first (as MLIR's
+/// checkMemrefAccessDependence builds it, with its ordering constraints for the carrying
+/// depth). Columns: source ivs, sink ivs, symbols, locals, constant. The distance along the
+/// loop at absolute position k (k < common) is column `source + k` minus column k.
+struct Dependence {
+  /// The polyhedron is a union of pieces: one per choice of the expression that attains a
+  /// `max` lower bound of a loop with a step (see addStrides in Transforms.cpp); usually
+  /// one.
+  mlir::SmallVector<mlir::presburger::IntegerPolyhedron, 1> pieces;
+  unsigned source;
+  unsigned common;
+};
+
+/// A range for the distance along the loop at absolute position `loop` (in values of its
+/// induction variable; an unset end is unbounded).
+struct DistanceRange {
+  unsigned loop;
+  std::optional<int64_t> lo, hi;
+};
+
+/// Whether some instance of `dep` has every distance in the given ranges. Asked as an
+/// integer emptiness question rather than read from direction vectors: MLIR's direction
+/// vectors come from Fourier-Motzkin projections, which blow up on deep tiled nests with
+/// strides (minutes on an 8-deep nest) and lose precision (ranges of each component
+/// separately); emptiness is exact and fast on these systems.
+bool mayHave(const Dependence &dep, mlir::ArrayRef<DistanceRange> ranges);
+
+/// MLIR's dependence test, made exact: the polyhedron checkMemrefAccessDependence builds
+/// for `src` before `dst` carried at `depth` (1-based), with the strides it leaves out
+/// (`addStrides`), tested for integer emptiness (MLIR's own test is a Fourier-Motzkin
+/// projection, which reports dependences that have no integer solution: a loop was
+/// refused as not parallel for a dependence that never happens). Empty when there is
+/// none; failure when MLIR cannot build the polyhedron.
+///
+/// Deciding emptiness costs a Simplex run per pair; callers that go on to ask `mayHave`
+/// questions (which decide exactly anyway) pass `decide = false` and get the polyhedron
+/// whenever MLIR reports a dependence.
+mlir::FailureOr<std::optional<Dependence>> exactDependence(mlir::Operation *src,
+                                                           mlir::Operation *dst,
+                                                           unsigned depth, bool decide);
+
+/// The accesses inside `root`, or a refusal when an operation with memory effects the
+/// analysis cannot see (a call, a vector transfer, a non-affine access) is among them.
+mlir::FailureOr<mlir::SmallVector<mlir::Operation *>> accessesIn(mlir::Operation *root,
+                                                                 const Report &report);
+
+/// The dependences carried inside `root` at absolute loop depths [firstDepth, lastDepth]
+/// (1-based, as checkMemrefAccessDependence counts; lastDepth one past the deepest loop
+/// means loop-independent), one polyhedron per pair of accesses and depth.
+mlir::FailureOr<std::vector<Dependence>>
+carriedDependences(mlir::Operation *root, unsigned firstDepth, unsigned lastDepth,
+                   const Report &report);
+
+/// Whether `loop` carries a dependence (MLIR's isLoopParallel asks the same question
+/// with its inexact emptiness test): a refusal names the loop, with the status that says
+/// which kind of refusal it is.
+int32_t checkParallel(mlir::affine::AffineForOp loop, mlir::StringRef name,
+                      const Report &report);
+
+unsigned depthOf(mlir::affine::AffineForOp l);
+
+} // namespace autosched
+
+#endif // AFFINE_AUTOSCHED_TRANSFORMS_H

@@ -1,0 +1,258 @@
+//===- Unroll.cpp - Unrolling and unroll-and-jam --------------------------===//
+//
+// The entry point of this kind (declared in passes/kinds/Unroll.h) and the helpers only
+// it uses; what the kinds share is in passes/Transforms.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kinds/Unroll.h"
+#include "Transforms.h"
+
+#include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/LoopUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IntegerSet.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::affine;
+using namespace autosched;
+
+namespace {
+
+/// Unroll-and-jam of `loop` by `factor` interleaves each group of `factor` consecutive
+/// iterations of `loop` inside its inner loops. A dependence carried by `loop` between two
+/// iterations of one group is reversed when an inner component may be negative; one whose
+/// distance along `loop` is at least factor * step (DependenceComponent bounds are in
+/// units of the induction variable's value, not of iterations) always has its sink in a
+/// later group, which runs after the source's whole group, so jamming cannot reverse it.
+int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
+  // MLIR's jam treats an affine.parallel as a plain operation of the body while jamming
+  // inside its region: the checks below, written for affine.for nests, do not describe
+  // that (the fuzzer found wrong results after parallelize(inner); unroll(outer)).
+  bool parallelInside = false;
+  loop.getBody()->walk([&](AffineParallelOp) { parallelInside = true; });
+  if (parallelInside)
+    return report.refuse("unroll-and-jam of " + nameOf(loop) +
+                         " through a parallel loop is not supported (unroll before "
+                         "parallelizing)");
+  // Jamming places all copies of each inner loop together: with sibling loops or
+  // statements next to a loop, a copy of a later sibling would overtake an earlier one.
+  // Only perfect nests, where every statement is in the innermost body, are accepted.
+  for (AffineForOp cur = loop;;) {
+    Block *body = cur.getBody();
+    bool hasLoop = false;
+    unsigned ops = 0;
+    for (Operation &op : body->without_terminator()) {
+      ++ops;
+      hasLoop |= isa<AffineForOp>(op);
+    }
+    if (!hasLoop)
+      break;
+    if (ops != 1)
+      return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs a perfect nest "
+                           "below it (" + nameOf(cur) + " holds more than one loop or "
+                           "statements beside a loop)");
+    cur = cast<AffineForOp>(body->front());
+  }
+  unsigned d = depthOf(loop);
+  unsigned deepest = d;
+  loop.walk([&](AffineForOp inner) { deepest = std::max(deepest, depthOf(inner)); });
+  auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
+  if (failed(deps))
+    return AUTOSCHED_TX_REFUSED;
+  // Distances along `loop` between two iterations of one group: [1, span - 1]. Jamming
+  // runs such a pair in the order of the inner loops: illegal when the first non-zero
+  // inner distance can be negative.
+  const int64_t span = factor * loop.getStepAsInt();
+  for (auto &dep : *deps) {
+    SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
+    for (unsigned i = d + 1; i < dep.common; ++i) {
+      ranges.push_back({i, std::nullopt, -1});
+      if (mayHave(dep, ranges)) {
+        return report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
+                                              " would reverse a dependence it carries");
+      }
+      ranges.back() = {i, 0, 0};
+    }
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+/// The cases where MLIR's loopUnrollByFactor / loopUnrollJamByFactor give up (before
+/// changing anything): refused here with the reason, so that a failure of the utility
+/// remains a real failure.
+LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
+                                       const Report &report) {
+  std::string n = nameOf(loop);
+  std::optional<uint64_t> trips = getConstantTripCount(loop);
+  if (trips && *trips < (uint64_t)factor)
+    return report.refuse(n + " runs " + std::to_string(*trips) +
+                         " iterations, fewer than the unroll factor " +
+                         std::to_string(factor)),
+           failure();
+  // A clean-up loop is needed and a bound is a max or a min (a tiled loop's, or an
+  // earlier unroll's clean-up loop): MLIR cannot express the clean-up loop's bounds.
+  if ((loop.getLowerBoundMap().getNumResults() != 1 ||
+       loop.getUpperBoundMap().getNumResults() != 1) &&
+      getLargestDivisorOfTripCount(loop) % factor != 0)
+    return report.refuse(n + " has a max or min bound and a trip count that is not a "
+                         "known multiple of " + std::to_string(factor) +
+                         " (MLIR's unroller cannot bound the clean-up loop)"),
+           failure();
+  // A loop carrying values whose clean-up loop may be promoted to its body (a
+  // non-constant trip count): guardPromotedCleanup cannot put a body that yields values
+  // under a condition.
+  if (loop.getNumIterOperands() > 0 && !loop.hasConstantBounds() &&
+      getLargestDivisorOfTripCount(loop) % factor != 0)
+    return report.refuse(n + " carries a reduction through iter_args and has non-constant "
+                         "bounds: its clean-up loop is not supported"),
+           failure();
+  if (!isInnermost(loop)) {
+    bool carries = false;
+    loop.walk([&](AffineForOp inner) { carries |= inner.getNumIterOperands() > 0; });
+    if (carries)
+      return report.refuse("unroll-and-jam of " + n + " through a reduction carried by "
+                           "iter_args is not supported"),
+             failure();
+    bool invariant = true;
+    loop.walk([&](AffineForOp inner) {
+      for (Value v : inner.getControlOperands())
+        if (!loop.isDefinedOutsideOfLoop(v))
+          invariant = false;
+    });
+    if (!invariant)
+      return report.refuse("unroll-and-jam of " + n + " needs the bounds of the loops "
+                           "inside it to be invariant in " + n),
+             failure();
+  }
+  return success();
+}
+
+/// MLIR's unrollers start the clean-up loop at lb + floor(tripCount / f) * f * step. When
+/// the loop is empty for some iterations of an enclosing loop (ub < lb, e.g.
+/// `affine.for %j = %i to 4` with %i > 4), the trip count is negative and that bound
+/// falls below lb: the clean-up loop would run iterations the original never ran. The
+/// clean-up loop's lower bound becomes max(lb, that bound). (The unrolled loop itself
+/// ends at the same bound, below its lower bound, so it stays empty.)
+///
+/// The clean-up loop is the copy of the unrolled loop that the utility inserted after it
+/// in its block (between `before` and `after`, the loop's neighbours before the call); it
+/// keeps the original step where the unrolled loop's is multiplied by the factor. There
+/// is none when the trip count divides by the factor, or when it was promoted (a single
+/// iteration: a constant trip count, never negative).
+/// MLIR promotes a clean-up loop whose trip count it finds to be 1 (`for 4 to 5` after
+/// unrolling `for 3*i + 1 to 5` by 3): its body then runs unconditionally, also for the
+/// outer iterations where the original loop was empty (the fuzzer found wrong results).
+/// The clean-up bound is right whenever the original loop runs, so the promoted body is
+/// put under `affine.if (ub - lb - 1 >= 0)` on the original bounds. Between `before` and
+/// `after` (the unrolled loop's old neighbours), everything that is not a loop named
+/// `name` is such a body.
+void guardPromotedCleanup(Block *block, Operation *before, Operation *after, StringRef name,
+                          AffineMap lbMap, ArrayRef<Value> lbOperands, AffineMap ubMap,
+                          ArrayRef<Value> ubOperands) {
+  auto it = before ? std::next(Block::iterator(before)) : block->begin();
+  auto end = after ? Block::iterator(after) : block->end();
+  SmallVector<Operation *> promoted;
+  for (; it != end; ++it) {
+    auto l = dyn_cast<AffineForOp>(*it);
+    if (!l || nameOf(l) != name)
+      promoted.push_back(&*it);
+  }
+  if (promoted.empty() || lbMap.getNumResults() != 1 || ubMap.getNumResults() != 1)
+    return;
+  // One set over (dims of ub, dims of lb, symbols of ub, symbols of lb).
+  unsigned d1 = ubMap.getNumDims(), s1 = ubMap.getNumSymbols();
+  unsigned d2 = lbMap.getNumDims(), s2 = lbMap.getNumSymbols();
+  AffineExpr lb = lbMap.getResult(0).shiftDims(d2, d1).shiftSymbols(s2, s1);
+  AffineExpr cond = ubMap.getResult(0) - lb - 1;
+  SmallVector<Value> operands(ubOperands.take_front(d1));
+  operands.append(lbOperands.begin(), lbOperands.begin() + d2);
+  operands.append(ubOperands.begin() + d1, ubOperands.end());
+  operands.append(lbOperands.begin() + d2, lbOperands.end());
+  IntegerSet set = IntegerSet::get(d1 + d2, s1 + s2, {cond}, {false});
+  OpBuilder b(promoted.front());
+  auto guard = AffineIfOp::create(b, promoted.front()->getLoc(), set, operands,
+                                  /*withElseRegion=*/false);
+  Operation *terminator = guard.getThenBlock()->getTerminator();
+  for (Operation *op : promoted)
+    op->moveBefore(terminator);
+}
+
+void clampCleanupLowerBound(Block *block, Operation *before, Operation *after,
+                            StringRef name, int64_t step, AffineMap lbMap,
+                            ArrayRef<Value> lbOperands) {
+  auto it = before ? std::next(Block::iterator(before)) : block->begin();
+  auto end = after ? Block::iterator(after) : block->end();
+  AffineForOp cleanup;
+  for (; it != end; ++it)
+    if (auto l = dyn_cast<AffineForOp>(*it))
+      if (nameOf(l) == name && l.getStepAsInt() == step)
+        cleanup = l;
+  if (!cleanup)
+    return;
+  AffineMap cleanupMap = cleanup.getLowerBoundMap();
+  SmallVector<Value> cleanupOperands(cleanup.getLowerBoundOperands());
+  // One map over (dims of lb, dims of the clean-up bound, symbols of lb, symbols of the
+  // clean-up bound), with one result per map: the lower bound is their max.
+  unsigned d1 = lbMap.getNumDims(), s1 = lbMap.getNumSymbols();
+  unsigned d2 = cleanupMap.getNumDims(), s2 = cleanupMap.getNumSymbols();
+  SmallVector<AffineExpr> results(lbMap.getResults());
+  for (AffineExpr e : cleanupMap.getResults())
+    results.push_back(e.shiftDims(d2, d1).shiftSymbols(s2, s1));
+  SmallVector<Value> operands(lbOperands.take_front(d1));
+  operands.append(cleanupOperands.begin(), cleanupOperands.begin() + d2);
+  operands.append(lbOperands.begin() + d1, lbOperands.end());
+  operands.append(cleanupOperands.begin() + d2, cleanupOperands.end());
+  AffineMap map = AffineMap::get(d1 + d2, s1 + s2, results, lbMap.getContext());
+  canonicalizeMapAndOperands(&map, &operands);
+  cleanup.setLowerBound(operands, map);
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
+                            AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
+  for (auto l : loops) {
+    if (failed(checkUnrollPreconditions(l, factor, report)))
+      return AUTOSCHED_TX_REFUSED;
+    if (!isInnermost(l))
+      if (int32_t status = checkUnrollJam(l, factor, report); status != AUTOSCHED_TX_OK)
+        return status;
+  }
+  for (auto l : loops) {
+    bool innermost = isInnermost(l);
+    // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.
+    Block *block = l->getBlock();
+    Operation *before = l->getPrevNode(), *after = l->getNextNode();
+    int64_t step = l.getStepAsInt();
+    bool constantBounds = l.hasConstantBounds();
+    AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
+    SmallVector<Value> lbOperands(l.getLowerBoundOperands());
+    SmallVector<Value> ubOperands(l.getUpperBoundOperands());
+    LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
+                                : loopUnrollJamByFactor(l, factor);
+    if (failed(r))
+      return report.fail(std::string("MLIR's ") +
+                         (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
+                         " could not unroll " + name + " by " + std::to_string(factor));
+    if (!constantBounds) {
+      clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
+      guardPromotedCleanup(block, before, after, name, lbMap, lbOperands, ubMap,
+                           ubOperands);
+    }
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+} // extern "C"

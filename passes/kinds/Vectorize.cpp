@@ -1,0 +1,193 @@
+//===- Vectorize.cpp - Vectorization of an innermost loop -----------------===//
+//
+// The entry point of this kind (declared in passes/kinds/Vectorize.h) and the helpers
+// only it uses; what the kinds share is in passes/Transforms.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kinds/Vectorize.h"
+#include "Transforms.h"
+
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
+#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/NestedMatcher.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/IR/AffineValueMap.h"
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::affine;
+using namespace autosched;
+
+namespace {
+
+/// Whether every use of `v` is a subscript of an affine load or store, or an operand of an
+/// affine.apply whose result is used so too.
+bool usedAsIndexOnly(Value v) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto apply = dyn_cast<AffineApplyOp>(user)) {
+      if (!usedAsIndexOnly(apply.getResult()))
+        return false;
+    } else if (auto load = dyn_cast<AffineReadOpInterface>(user)) {
+      if (use.get() == load.getMemRef())
+        return false;
+    } else if (auto store = dyn_cast<AffineWriteOpInterface>(user)) {
+      if (use.get() == store.getMemRef() || use.get() == store.getValueToStore())
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Vectorizing `loop` by `width` runs each group of `width` consecutive iterations as one:
+/// every operation of the body at once over its lanes, in the body's order. A dependence
+/// carried by the loop keeps its order when its sink is in a later group (a distance of
+/// at least width * step) or when its source operation comes before its sink operation in
+/// the body (the source's vector operation runs first, over all lanes: A[i] = ..; .. =
+/// A[i - 1] stays right). A source at or after its sink in the body, at a distance below
+/// the group's span, would be reordered or run in the same vector operation.
+int32_t checkVectorize(AffineForOp loop, int64_t width, StringRef name, const Report &report) {
+  if (loop.getNumIterOperands() > 0)
+    return checkParallel(loop, name, report); // the reduction's refusal
+  unsigned pos = depthOf(loop);
+  auto accesses = accessesIn(loop, report);
+  if (failed(accesses))
+    return AUTOSCHED_TX_REFUSED;
+  const int64_t span = width * loop.getStepAsInt();
+  for (auto *src : *accesses)
+    for (auto *dst : *accesses) {
+      if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+          (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
+        continue;
+      // An innermost loop: every access is an operation of its body.
+      if (src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst))
+        continue;
+      auto dep = exactDependence(src, dst, pos + 1, /*decide=*/false);
+      if (failed(dep))
+        return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                             name.str());
+      if (*dep && mayHave(**dep, {{pos, 1, span - 1}}))
+        return report.refuseDependence(
+            name.str() + " carries a dependence shorter than " + std::to_string(width) +
+            " iterations from an operation to one before it in the body (or to itself)");
+    }
+  return AUTOSCHED_TX_OK;
+}
+
+/// The super-vectorizer reads and writes consecutive elements along the memref dimension
+/// that varies with the loop; an access moving by another stride (A[2 * i]) would be
+/// silently miscompiled. Every access must move by 0 or 1 per iteration, linearly.
+LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
+  Value iv = loop.getInductionVar();
+  std::string bad;
+  loop.walk([&](Operation *op) {
+    if (!bad.empty() || !isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
+      return;
+    MemRefAccess access(op);
+    AffineValueMap map;
+    access.getAccessMap(&map);
+    unsigned dims = map.getNumDims(), syms = map.getNumSymbols();
+    for (unsigned r = 0; r < map.getNumResults() && bad.empty(); ++r) {
+      SmallVector<int64_t> flat;
+      if (failed(getFlattenedAffineExpr(map.getResult(r), dims, syms, &flat))) {
+        bad = "an access is not affine";
+        break;
+      }
+      for (unsigned k = dims + syms; k + 1 < flat.size(); ++k)
+        if (flat[k] != 0)
+          bad = "an access uses mod/floordiv";
+      for (unsigned k = 0; k < map.getNumOperands(); ++k)
+        if (map.getOperand(k) == iv && flat[k] != 0 && flat[k] != 1)
+          bad = "an access moves by " + std::to_string(flat[k]) +
+                " elements per iteration (the vectorizer needs unit stride)";
+    }
+  });
+  if (!bad.empty())
+    return report.refuse(nameOf(loop) + " is not vectorizable: " + bad), failure();
+  return success();
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
+                               AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
+  std::string n(name);
+  // NestedPattern allocates in a (thread-local) arena that must be set up first.
+  NestedPatternContext patternArena;
+  for (auto l : loops) {
+    if (!isInnermost(l))
+      return report.refuse(n + " is not an innermost loop");
+    if (l.getStepAsInt() != 1)
+      return report.refuse(n + " has a step other than 1");
+    // The super-vectorizer emits no remainder loop: a trip count that is not a known
+    // multiple of the width would silently skip or overrun iterations.
+    std::optional<uint64_t> trips = getConstantTripCount(l);
+    if (!trips)
+      return report.refuse(n + " has no constant trip count (the vectorizer makes no "
+                               "remainder loop)");
+    if (*trips % width != 0)
+      return report.refuse(n + " runs " + std::to_string(*trips) +
+                           " iterations, not a multiple of " + std::to_string(width) +
+                           " (the vectorizer makes no remainder loop)");
+    if (int32_t status = checkVectorize(l, width, n, report); status != AUTOSCHED_TX_OK)
+      return status;
+    NestedPattern vectorTransfers =
+        matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
+                                                   vector::TransferWriteOp>(op); });
+    int memRefDim = -1;
+    if (failed(checkUnitStride(l, report)))
+      return AUTOSCHED_TX_REFUSED;
+    // The vectorizer turns the induction variable's uses into vector indices; a use as a
+    // value (an index_cast, a stored index) it cannot widen, and it fails on the loop.
+    if (!usedAsIndexOnly(l.getInductionVar()))
+      return report.refuse(n + "'s induction variable is used as a value, not only as an "
+                               "index (the vectorizer cannot widen it)");
+    if (!isVectorizableLoopBody(l, &memRefDim, vectorTransfers))
+      return report.refuse(n + " is not vectorizable (an access varies along more than "
+                               "one memref dimension, or the body is not supported)");
+    bool scalarTypes = true;
+    l.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (!t.isIntOrIndexOrFloat())
+          scalarTypes = false;
+    });
+    if (!scalarTypes)
+      return report.refuse(n + " already holds vector values");
+  }
+  for (auto l : loops) {
+    // The vectorizer replaces the loop in place: the new loop is the one right before the
+    // old loop's next operation (a position counted from the block's start is not enough:
+    // the vectorizer may hoist new operations, a broadcast of an outer induction variable,
+    // to the front of the block, and the name went to the loop's previous sibling; found
+    // by the fuzzer).
+    Operation *next = l->getNextNode();
+    std::vector<SmallVector<AffineForOp, 2>> nest{{l}};
+    VectorizationStrategy strategy;
+    strategy.vectorSizes.push_back(width);
+    strategy.loopToVectorDim[l.getOperation()] = 0;
+    if (failed(vectorizeAffineLoopNest(nest, strategy)))
+      return report.fail("MLIR's vectorizeAffineLoopNest failed on " + n);
+    auto newLoop = next ? dyn_cast_or_null<AffineForOp>(next->getPrevNode()) : AffineForOp();
+    if (!newLoop)
+      return report.fail("cannot find the loop MLIR's vectorizer made of " + n);
+    setName(newLoop, n);
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+} // extern "C"

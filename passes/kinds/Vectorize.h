@@ -1,0 +1,33 @@
+//===- Vectorize.h - Vectorization of an innermost loop -----------*- C -*-===//
+//
+// The C entry of the vectorize kind (passes/kinds/Vectorize.cpp), called from
+// src/schedule/kinds/vectorize.rs through the bindings that build.rs generates.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AFFINE_AUTOSCHED_KINDS_VECTORIZE_H
+#define AFFINE_AUTOSCHED_KINDS_VECTORIZE_H
+
+#include "TransformsFFI.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Vectorizes every loop named `name` by `width` lanes (MLIR's super-vectorizer,
+/// vectorizeAffineLoopNest); the vector loop keeps the name.
+///
+/// Refuses a loop that is not innermost, has a step other than 1, or has no constant trip
+/// count that is a multiple of `width` (the vectorizer makes no remainder loop); one with
+/// an access that does not move by 0 or 1 element per iteration, an induction variable
+/// used as a value, a body the vectorizer does not support, or vector values already; and
+/// (AUTOSCHED_TX_REFUSED_DEPENDENCE) one carrying a reduction through iter_args or a
+/// dependence shorter than `width` iterations from an operation to one before it in the
+/// body (or to itself).
+int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
+                               AutoschedTxReportFn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // AFFINE_AUTOSCHED_KINDS_VECTORIZE_H

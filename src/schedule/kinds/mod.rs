@@ -1,0 +1,333 @@
+//! The transformation kinds, one file each, and the registry that ties them together.
+//!
+//! A kind's file owns everything about it: its text form (arguments between the
+//! parentheses), what it does to loop names ([`Names`]) and to the scheduled loop tree
+//! ([`Scheduled`]), the loop features it sets, its candidates (and combinations) for the
+//! search, how often the data generator's walks take it, and its one typed entry into the
+//! C++ layer (legality check and application, `passes/kinds/<Kind>.cpp`). It does so by
+//! implementing [`TransformKind`]; the [`registry!`] line below makes it a variant of
+//! [`Transform`] and a stage of the search. A kind that misses a piece does not compile,
+//! and neither does a fuzz oracle that does not model it (`fuzz::oracle` matches every
+//! variant).
+//!
+//! Adding a kind: a file here, its C++ in `passes/kinds/` (declared in its header there;
+//! the Rust bindings are generated from it), and one line in [`registry!`]'s invocation,
+//! whose order is the search's stage order.
+
+use super::tree::{LoopAt, Scheduled, TreeError};
+use super::{LoopName, ParseError, Parser};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::Program;
+use crate::transform::ffi::Call;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::hash::Hash;
+
+/// What a kind of transformation is made of. See the module documentation.
+pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Transform> + Sized {
+    /// The keyword of the text form: `tile` in `tile(L0:32)`.
+    const NAME: &'static str;
+    /// The loop features this kind sets, in layout order (a section of
+    /// `features::layout::LOOP_FIELDS`).
+    const FEATURES: &'static [(&'static str, FieldKind)];
+    /// How often a random walk of the data generator takes a step of this kind at its stage
+    /// (the search visits every stage; the walk skips some, so that short schedules are
+    /// common in the data, as they are among the beam's states).
+    const WALK_PROBABILITY: f64;
+    /// Whether the step builds the loop structure (which loops exist, how they nest) rather
+    /// than refining loops in place. The search measures the best schedule of each distinct
+    /// structure; the layout puts these kinds' features before the loop's final position.
+    const STRUCTURAL: bool;
+
+    /// Parses the arguments (between the parentheses).
+    fn parse(p: &mut Parser) -> Result<Self, ParseError>;
+    /// Writes the arguments, as [`TransformKind::parse`] reads them.
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Every loop the step names.
+    fn loops(&self) -> Vec<&LoopName>;
+    /// What the step does to the names of live loops; an error says why the step cannot
+    /// run at this point of the schedule.
+    fn rename(&self, names: &mut Names) -> Result<(), String>;
+    /// What the step does to the scheduled loop tree (and the tags it leaves there).
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError>;
+    /// The kind's loop features for one original loop of a computation (`at`), by name.
+    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64));
+    /// The candidate steps of this kind for the tree after a schedule, in a deterministic
+    /// order (only candidates: the search keeps those the C++ layer accepts).
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self>;
+    /// Steps of this kind taken together, made of the single steps found legal (in
+    /// candidate order); only combinations of two or more steps. None by default.
+    fn combinations(_program: &Program, _tree: &Scheduled, _legal: &[Self]) -> Vec<Vec<Self>> {
+        Vec::new()
+    }
+    /// Whether [`TransformKind::combinations`] can return anything (the walk then tries
+    /// every candidate, as the search does).
+    const HAS_COMBINATIONS: bool = false;
+    /// Checks and applies the step on the tagged clone (`call.func`): one typed call into
+    /// `passes/kinds/<Kind>.cpp`, returning its status.
+    fn apply(&self, call: &mut Call) -> i32;
+}
+
+/// The names live at one point of a schedule, as [`TransformKind::rename`] updates them.
+#[derive(Debug)]
+pub struct Names<'p> {
+    pub program: &'p Program,
+    /// The step being checked (1-based).
+    pub step: usize,
+    pub live: BTreeSet<String>,
+    /// Loops distributed so far: their parts (`.d<k>`) exist, how many depends on the tree.
+    pub distributed: BTreeSet<String>,
+    /// Loops an earlier step consumed: (name, step, kind).
+    pub gone: Vec<(String, usize, &'static str)>,
+    /// The first step that copies or replaces statements (unroll, vectorize).
+    pub copies_statements: Option<usize>,
+}
+
+impl Names<'_> {
+    /// Marks `name` consumed by the current step of kind `kind`.
+    pub fn consume(&mut self, name: &str, kind: &'static str) {
+        self.live.remove(name);
+        self.gone.push((name.to_string(), self.step, kind));
+    }
+}
+
+/// Declares the kinds, in the search's stage order: each line `Variant => module` makes
+/// `module::Variant` (a [`TransformKind`]) a variant of [`Transform`] and of [`Stage`].
+macro_rules! registry {
+    ($($variant:ident => $module:ident),* $(,)?) => {
+        $(mod $module; pub use $module::$variant;)*
+
+        /// One transformation: a step of a schedule.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Transform {
+            $($variant($variant),)*
+        }
+
+        $(impl From<$variant> for Transform {
+            fn from(k: $variant) -> Transform {
+                Transform::$variant(k)
+            }
+        })*
+
+        /// A stage of the search: one kind of step, in registry order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Stage {
+            $($variant,)*
+        }
+
+        /// The stages, in the order the search visits them.
+        pub const STAGES: &[Stage] = &[$(Stage::$variant,)*];
+
+        /// The keywords of the text form, in stage order.
+        pub const NAMES: &[&str] = &[$(<$variant as TransformKind>::NAME,)*];
+
+        /// Every kind's section of the loop features, in stage order, with whether the kind
+        /// is structural.
+        pub const FEATURE_SECTIONS: &[(bool, &[(&str, FieldKind)])] =
+            &[$((<$variant as TransformKind>::STRUCTURAL, <$variant as TransformKind>::FEATURES),)*];
+
+        impl Transform {
+            pub fn stage(&self) -> Stage {
+                match self {
+                    $(Transform::$variant(_) => Stage::$variant,)*
+                }
+            }
+
+            /// The keyword of the text form.
+            pub fn kind(&self) -> &'static str {
+                self.stage().name()
+            }
+
+            /// Every loop the step names.
+            pub fn loops(&self) -> Vec<&LoopName> {
+                match self {
+                    $(Transform::$variant(k) => k.loops(),)*
+                }
+            }
+
+            pub(crate) fn rename(&self, names: &mut Names) -> Result<(), String> {
+                match self {
+                    $(Transform::$variant(k) => k.rename(names),)*
+                }
+            }
+
+            pub(crate) fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+                match self {
+                    $(Transform::$variant(k) => k.reshape(tree, step),)*
+                }
+            }
+
+            pub(crate) fn apply(&self, call: &mut Call) -> i32 {
+                match self {
+                    $(Transform::$variant(k) => k.apply(call),)*
+                }
+            }
+
+            fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(Transform::$variant(k) => k.write_args(f),)*
+                }
+            }
+
+            /// Parses the arguments of the kind named `word`; None when no kind has that name.
+            pub(crate) fn parse_args(word: &str, p: &mut Parser) -> Option<Result<Transform, ParseError>> {
+                $(if word == <$variant as TransformKind>::NAME {
+                    return Some(<$variant as TransformKind>::parse(p).map(Transform::$variant));
+                })*
+                None
+            }
+        }
+
+        impl Stage {
+            /// The keyword of the kind.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::NAME,)*
+                }
+            }
+
+            pub fn walk_probability(self) -> f64 {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::WALK_PROBABILITY,)*
+                }
+            }
+
+            pub fn structural(self) -> bool {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::STRUCTURAL,)*
+                }
+            }
+
+            pub fn has_combinations(self) -> bool {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::HAS_COMBINATIONS,)*
+                }
+            }
+
+            pub(crate) fn candidates(self, program: &Program, tree: &Scheduled) -> Vec<Transform> {
+                match self {
+                    $(Stage::$variant => {
+                        <$variant as TransformKind>::candidates(program, tree).into_iter().map(Transform::$variant).collect()
+                    })*
+                }
+            }
+
+            pub(crate) fn combinations(self, program: &Program, tree: &Scheduled, legal: &[Transform]) -> Vec<Vec<Transform>> {
+                match self {
+                    $(Stage::$variant => {
+                        let mine: Vec<$variant> = legal
+                            .iter()
+                            .filter_map(|t| match t {
+                                Transform::$variant(k) => Some(k.clone()),
+                                #[allow(unreachable_patterns)]
+                                _ => None,
+                            })
+                            .collect();
+                        <$variant as TransformKind>::combinations(program, tree, &mine)
+                            .into_iter()
+                            .map(|c| c.into_iter().map(Transform::$variant).collect())
+                            .collect()
+                    })*
+                }
+            }
+        }
+
+        /// Every kind's loop features for one original loop of a computation.
+        pub(crate) fn loop_features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+            $(<$variant as TransformKind>::features(tree, at, set);)*
+        }
+    };
+}
+
+registry! {
+    Distribute => distribute,
+    Fuse => fuse,
+    Interchange => interchange,
+    Tile => tile,
+    Unroll => unroll,
+    Parallelize => parallelize,
+    Vectorize => vectorize,
+}
+
+impl fmt::Display for Transform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}(", self.kind())?;
+        self.write_args(f)?;
+        f.write_str(")")
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `name:number` pairs, comma separated (the form of tile, unroll and vectorize arguments).
+pub(crate) fn write_pairs(f: &mut fmt::Formatter<'_>, pairs: &[(&LoopName, u32)]) -> fmt::Result {
+    for (i, (l, n)) in pairs.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{l}:{n}")?;
+    }
+    Ok(())
+}
+
+/// Every permutation of `0..n`, sorted.
+pub(crate) fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n <= 1 {
+        return vec![(0..n).collect()];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for i in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(i, n - 1);
+            out.push(q);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::layout;
+
+    #[test]
+    fn kinds_have_distinct_names_and_their_own_features() {
+        let mut names: Vec<&str> = NAMES.to_vec();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), NAMES.len(), "two kinds share a keyword");
+        let fields: Vec<&str> = layout::loop_fields().iter().map(|(n, _)| *n).collect();
+        for (_, section) in FEATURE_SECTIONS {
+            for (name, kind) in section.iter() {
+                assert_eq!(fields.iter().filter(|f| *f == name).count(), 1, "{name} is not in the layout once");
+                let at = fields.iter().position(|f| f == name).unwrap();
+                assert_eq!(layout::loop_fields()[at].1, *kind);
+            }
+        }
+        assert_eq!(STAGES.len(), NAMES.len());
+        for (stage, name) in STAGES.iter().zip(NAMES) {
+            assert_eq!(stage.name(), *name);
+        }
+    }
+
+    #[test]
+    fn the_registry_keeps_the_layout_the_shipped_model_was_trained_on() {
+        // The kinds' sections, assembled, are the layout version 1 field list: moving
+        // features into the kinds changed no feature (a change needs a new version).
+        let expected = [
+            "present", "lower", "upper", "extent", "step", "non_rectangular", "reduction", "fused", "interchanged",
+            "final_depth", "innermost", "tiled", "tile_size", "tile_loop_depth", "unrolled", "unroll_factor",
+            "tile_loop_unroll_factor", "parallel", "tile_loop_parallel", "vectorized", "vector_width",
+        ];
+        let fields: Vec<&str> = layout::loop_fields().iter().map(|(n, _)| *n).collect();
+        assert_eq!(fields, expected);
+        let shipped: serde_json::Value = serde_json::from_str(include_str!("../../../onnx/layout.json")).unwrap();
+        assert_eq!(shipped["hash"].as_str(), Some(layout::spec().hash.as_str()), "onnx/layout.json is another layout");
+    }
+}

@@ -1,0 +1,86 @@
+//! `parallelize(L0)`: run the iterations of a loop in parallel (lowered to OpenMP). The
+//! loop becomes an `affine.parallel` and its name is gone for later steps.
+
+use super::{Names, Stage, TransformKind};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::Program;
+use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
+use crate::schedule::{LoopName, ParseError, Parser};
+use crate::transform::ffi::{self, Call};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Parallelize {
+    pub target: LoopName,
+}
+
+impl TransformKind for Parallelize {
+    const NAME: &'static str = "parallelize";
+    const FEATURES: &'static [(&'static str, FieldKind)] =
+        &[("parallel", FieldKind::Bool), ("tile_loop_parallel", FieldKind::Bool)];
+    const WALK_PROBABILITY: f64 = 0.5;
+    const STRUCTURAL: bool = false;
+    const HAS_COMBINATIONS: bool = true;
+
+    fn parse(p: &mut Parser) -> Result<Self, ParseError> {
+        Ok(Parallelize { target: p.loop_name()? })
+    }
+
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.target)
+    }
+
+    fn loops(&self) -> Vec<&LoopName> {
+        vec![&self.target]
+    }
+
+    fn rename(&self, names: &mut Names) -> Result<(), String> {
+        names.consume(self.target.as_str(), Self::NAME);
+        Ok(())
+    }
+
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+        let (ent, _) = tree.resolve(step, &self.target)?;
+        tree.set_tag(ent, Stage::Parallelize, 1);
+        Ok(())
+    }
+
+    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+        set("parallel", tree.tag(at.point, Stage::Parallelize).is_some() as u8 as f64);
+        set("tile_loop_parallel", tree.tag(at.tile, Stage::Parallelize).is_some() as u8 as f64);
+    }
+
+    /// The two outermost loops of every chain.
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
+        let mut out = Vec::new();
+        for chain in tree.chains() {
+            for n in chain.iter().take(2) {
+                out.push(Parallelize { target: tree.name(program, *n) });
+            }
+        }
+        out
+    }
+
+    /// The outermost legal loop of each nest, never one inside another.
+    fn combinations(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
+        let mut chosen: Vec<(usize, &Self)> = Vec::new();
+        for t in legal {
+            let Some(n) = tree.node_named(program, &t.target) else { continue };
+            if chosen.iter().all(|&(c, _)| c != n && !tree.inside(n, c) && !tree.inside(c, n)) {
+                chosen.push((n, t));
+            }
+        }
+        if chosen.len() >= 2 {
+            vec![chosen.into_iter().map(|(_, t)| t.clone()).collect()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn apply(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_parallelize(call.func, name.as_ptr(), report, ctx) }
+    }
+}

@@ -1,0 +1,132 @@
+//! `tile(L0:32, L0.0:64)`: tile a perfectly nested band of 1 to [`MAX_TILE_BAND`] loops
+//! (outermost first), a size per loop. Each tiled loop gets a tile-space loop above the
+//! band, named after it with `.t`; the tiled loop keeps its name as the intra-tile loop.
+
+use super::{write_pairs, Names, Stage, TransformKind};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::Program;
+use crate::schedule::tree::{Kid, LoopAt, Node, Scheduled, TreeError};
+use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_BAND, MAX_TILE_SIZE};
+use crate::transform::ffi::{self, Call};
+use std::ffi::{c_char, CString};
+use std::fmt;
+
+/// The tile sizes the search proposes (and the data generator's walks draw from).
+pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tile {
+    pub band: Vec<(LoopName, u32)>,
+}
+
+impl TransformKind for Tile {
+    const NAME: &'static str = "tile";
+    const FEATURES: &'static [(&'static str, FieldKind)] =
+        &[("tiled", FieldKind::Bool), ("tile_size", FieldKind::Log), ("tile_loop_depth", FieldKind::Log)];
+    const WALK_PROBABILITY: f64 = 0.5;
+    const STRUCTURAL: bool = false;
+
+    fn parse(p: &mut Parser) -> Result<Self, ParseError> {
+        let at = p.pos;
+        let band = p.list(|p| p.loop_with("a tile size", 2, MAX_TILE_SIZE as u64))?;
+        if band.len() > MAX_TILE_BAND {
+            return p.err(at, format!("tile takes 1 to {MAX_TILE_BAND} loops, got {}", band.len()));
+        }
+        Ok(Tile { band })
+    }
+
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pairs: Vec<(&LoopName, u32)> = self.band.iter().map(|(l, s)| (l, *s)).collect();
+        write_pairs(f, &pairs)
+    }
+
+    fn loops(&self) -> Vec<&LoopName> {
+        self.band.iter().map(|(l, _)| l).collect()
+    }
+
+    fn rename(&self, names: &mut Names) -> Result<(), String> {
+        for (l, _) in &self.band {
+            // A second tiling of the same loop would make a second loop of the same name,
+            // nested in the first: a later step naming it would mean both.
+            if names.live.contains(l.tile_loop().as_str()) {
+                return Err(format!(
+                    "{l} is tiled already (its tile loop {} exists); tile {} for another level of tiles",
+                    l.tile_loop(),
+                    l.tile_loop()
+                ));
+            }
+            names.live.insert(l.tile_loop().to_string());
+        }
+        Ok(())
+    }
+
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+        let mut found = Vec::new();
+        for (n, size) in &self.band {
+            let (ent, node) = tree.resolve(step, n)?;
+            if ent.tile {
+                return Err(TreeError { step, reason: format!("tiling the tile loop {n} is not modeled") });
+            }
+            found.push((ent, node, *size));
+        }
+        let Some(&(_, top, _)) = found.first() else { return Ok(()) };
+        let parent = tree.nodes[top].parent;
+        let first_new = tree.nodes.len();
+        for (i, (ent, _, size)) in found.iter().enumerate() {
+            let tile_ent = crate::schedule::tree::Ent { tile: true, ..*ent };
+            let node_parent = if i == 0 { parent } else { Some(first_new + i - 1) };
+            tree.nodes.push(Node { ent: tile_ent, parent: node_parent, children: Vec::new() });
+            tree.at.insert(tile_ent, first_new + i);
+            tree.set_tag(*ent, Stage::Tile, *size);
+        }
+        let last_new = tree.nodes.len() - 1;
+        for i in first_new..last_new {
+            tree.nodes[i].children = vec![Kid::Node(i + 1)];
+        }
+        tree.nodes[last_new].children = vec![Kid::Node(top)];
+        tree.replace_child(parent, top, first_new);
+        tree.nodes[top].parent = Some(last_new);
+        Ok(())
+    }
+
+    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+        if let Some(size) = tree.tag(at.point, Stage::Tile) {
+            set("tiled", 1.0);
+            set("tile_size", size as f64);
+        }
+        if let Some(node) = tree.node_of(at.tile) {
+            set("tile_loop_depth", tree.depth(node) as f64);
+        }
+    }
+
+    /// Windows of 1 to 3 loops of every chain, untiled and rectangular, at each size below
+    /// every loop's trip count.
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
+        let mut out = Vec::new();
+        for chain in tree.chains() {
+            for len in 1..=MAX_TILE_BAND.min(chain.len()) {
+                for start in 0..=chain.len() - len {
+                    let window = &chain[start..start + len];
+                    if !tree.rectangular(program, window) || window.iter().any(|n| tree.nodes[*n].ent.tile) {
+                        continue;
+                    }
+                    for size in TILE_SIZES {
+                        if window.iter().all(|n| tree.trip_count(program, *n).is_some_and(|t| t > size as i64)) {
+                            out.push(Tile { band: window.iter().map(|n| (tree.name(program, *n), size)).collect() });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn apply(&self, call: &mut Call) -> i32 {
+        let names: Vec<CString> = self.band.iter().map(|(l, _)| ffi::cstring(l.as_str())).collect();
+        let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+        let sizes: Vec<i64> = self.band.iter().map(|(_, s)| *s as i64).collect();
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; names and sizes outlive the call.
+        unsafe { ffi::autosched_tx_tile(call.func, ptrs.as_ptr(), sizes.as_ptr(), ptrs.len(), report, ctx) }
+    }
+}

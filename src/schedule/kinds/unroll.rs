@@ -1,0 +1,107 @@
+//! `unroll(L0.0.0:4)`: unroll a loop by a factor; unroll-and-jam when the loop has loops
+//! inside it (its copies then share the inner loops). An unrolled loop's clean-up copy keeps
+//! its name.
+
+use super::{write_pairs, Names, Stage, TransformKind};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::Program;
+use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
+use crate::schedule::{LoopName, ParseError, Parser, MAX_UNROLL_FACTOR};
+use crate::transform::ffi::{self, Call};
+use std::fmt;
+
+/// The factors the search proposes (and the data generator's walks draw from).
+pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Unroll {
+    pub target: LoopName,
+    pub factor: u32,
+}
+
+impl TransformKind for Unroll {
+    const NAME: &'static str = "unroll";
+    const FEATURES: &'static [(&'static str, FieldKind)] = &[
+        ("unrolled", FieldKind::Bool),
+        ("unroll_factor", FieldKind::Log),
+        ("tile_loop_unroll_factor", FieldKind::Log),
+    ];
+    const WALK_PROBABILITY: f64 = 0.4;
+    const STRUCTURAL: bool = false;
+    const HAS_COMBINATIONS: bool = true;
+
+    fn parse(p: &mut Parser) -> Result<Self, ParseError> {
+        let (target, factor) = p.loop_with("an unroll factor", 2, MAX_UNROLL_FACTOR as u64)?;
+        Ok(Unroll { target, factor })
+    }
+
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_pairs(f, &[(&self.target, self.factor)])
+    }
+
+    fn loops(&self) -> Vec<&LoopName> {
+        vec![&self.target]
+    }
+
+    fn rename(&self, names: &mut Names) -> Result<(), String> {
+        names.copies_statements = names.copies_statements.or(Some(names.step));
+        Ok(())
+    }
+
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+        let (ent, _) = tree.resolve(step, &self.target)?;
+        tree.set_tag(ent, Stage::Unroll, self.factor);
+        Ok(())
+    }
+
+    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+        if let Some(u) = tree.tag(at.point, Stage::Unroll) {
+            set("unrolled", 1.0);
+            set("unroll_factor", u as f64);
+        }
+        if let Some(u) = tree.tag(at.tile, Stage::Unroll) {
+            set("tile_loop_unroll_factor", u as f64);
+        }
+    }
+
+    /// Every innermost loop and the loop around it (unroll-and-jam), at each factor.
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
+        let mut out = Vec::new();
+        for n in tree.innermost() {
+            let mut targets = vec![n];
+            if let Some(p) = tree.nodes[n].parent {
+                targets.push(p);
+            }
+            for t in targets {
+                for factor in UNROLL_FACTORS {
+                    out.push(Unroll { target: tree.name(program, t), factor });
+                }
+            }
+        }
+        out
+    }
+
+    /// Every legal innermost loop by one factor.
+    fn combinations(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
+        let leaves = tree.innermost();
+        let mut out = Vec::new();
+        for f in UNROLL_FACTORS {
+            let all: Vec<Self> = legal
+                .iter()
+                .filter(|t| t.factor == f && tree.node_named(program, &t.target).is_some_and(|n| leaves.contains(&n)))
+                .cloned()
+                .collect();
+            if all.len() >= 2 {
+                out.push(all);
+            }
+        }
+        out
+    }
+
+    fn apply(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_unroll(call.func, name.as_ptr(), self.factor as i64, report, ctx) }
+    }
+}

@@ -1,0 +1,92 @@
+//! `vectorize(L0.0.0:8)`: vectorize an innermost loop with a number of lanes.
+
+use super::{write_pairs, Names, Stage, TransformKind};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::Program;
+use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
+use crate::schedule::{LoopName, ParseError, Parser, VECTOR_WIDTHS};
+use crate::transform::ffi::{self, Call};
+use std::fmt;
+
+/// The widths the search proposes (and the data generator's walks draw from).
+pub const SEARCH_WIDTHS: [u32; 3] = [4, 8, 16];
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Vectorize {
+    pub target: LoopName,
+    pub width: u32,
+}
+
+impl TransformKind for Vectorize {
+    const NAME: &'static str = "vectorize";
+    const FEATURES: &'static [(&'static str, FieldKind)] =
+        &[("vectorized", FieldKind::Bool), ("vector_width", FieldKind::Log)];
+    const WALK_PROBABILITY: f64 = 0.45;
+    const STRUCTURAL: bool = false;
+    const HAS_COMBINATIONS: bool = true;
+
+    fn parse(p: &mut Parser) -> Result<Self, ParseError> {
+        let at = p.pos;
+        let (target, width) = p.loop_with("a vector width", 2, 32)?;
+        if !VECTOR_WIDTHS.contains(&width) {
+            return p.err(at, format!("vector width must be one of {VECTOR_WIDTHS:?}, got {width}"));
+        }
+        Ok(Vectorize { target, width })
+    }
+
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_pairs(f, &[(&self.target, self.width)])
+    }
+
+    fn loops(&self) -> Vec<&LoopName> {
+        vec![&self.target]
+    }
+
+    fn rename(&self, names: &mut Names) -> Result<(), String> {
+        names.copies_statements = names.copies_statements.or(Some(names.step));
+        Ok(())
+    }
+
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+        let (ent, _) = tree.resolve(step, &self.target)?;
+        tree.set_tag(ent, Stage::Vectorize, self.width);
+        Ok(())
+    }
+
+    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+        if let Some(w) = tree.tag(at.point, Stage::Vectorize).or(tree.tag(at.tile, Stage::Vectorize)) {
+            set("vectorized", 1.0);
+            set("vector_width", w as f64);
+        }
+    }
+
+    /// Every innermost loop at each width.
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
+        let mut out = Vec::new();
+        for n in tree.innermost() {
+            for width in SEARCH_WIDTHS {
+                out.push(Vectorize { target: tree.name(program, n), width });
+            }
+        }
+        out
+    }
+
+    /// Every legal innermost loop at one width.
+    fn combinations(_program: &Program, _tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
+        let mut out = Vec::new();
+        for w in SEARCH_WIDTHS {
+            let all: Vec<Self> = legal.iter().filter(|t| t.width == w).cloned().collect();
+            if all.len() >= 2 {
+                out.push(all);
+            }
+        }
+        out
+    }
+
+    fn apply(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_vectorize(call.func, name.as_ptr(), self.width as i64, report, ctx) }
+    }
+}

@@ -1,0 +1,313 @@
+//! A schedule applied symbolically to the loop tree: where each loop ends up and which
+//! transformations tag it, without touching the IR. The features describe the original
+//! loops with these tags (thesis Fig. 3.23); only fusion changes the tree's shape (thesis
+//! §3.2.2), so the model's tree is this tree without the tile-space loops. Distribution
+//! changes it the other way: a loop becomes one copy per child, each an [`Ent`] of its own.
+//!
+//! What each kind does to the tree is in its file (`kinds/<kind>.rs`, `reshape`); this
+//! module holds the tree and the queries the kinds share (chains, innermost loops, names).
+
+use super::kinds::Stage;
+use super::{LoopName, Schedule};
+use crate::ir::{Child, CompId, LoopId, Program};
+use std::collections::HashMap;
+
+/// A step of the schedule that the symbolic tree cannot follow.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("step {step} of the schedule: {reason}")]
+pub struct TreeError {
+    pub step: usize,
+    pub reason: String,
+}
+
+/// A loop of the scheduled tree: an original loop, or the tile-space loop tiling made of it;
+/// `copy` tells apart the loops distribution made of one loop (0: the loop itself).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ent {
+    pub loop_id: LoopId,
+    pub tile: bool,
+    pub copy: u32,
+}
+
+impl Ent {
+    pub fn point(loop_id: LoopId) -> Ent {
+        Ent { loop_id, tile: false, copy: 0 }
+    }
+}
+
+/// One original loop of a computation as the features see it after the schedule: the loop
+/// it now is (`live`, after fusion), its point loop around the computation and that loop's
+/// tile-space loop (which may not exist).
+#[derive(Clone, Copy, Debug)]
+pub struct LoopAt {
+    pub live: LoopId,
+    pub point: Ent,
+    pub tile: Ent,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kid {
+    Node(usize),
+    Comp(CompId),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub ent: Ent,
+    pub parent: Option<usize>,
+    pub children: Vec<Kid>,
+}
+
+/// The tree after the schedule, with the tags the steps left on its loops.
+#[derive(Clone, Debug)]
+pub struct Scheduled {
+    pub nodes: Vec<Node>,
+    pub roots: Vec<usize>,
+    /// Where each live loop is.
+    pub at: HashMap<Ent, usize>,
+    /// Loops of a nest fused into another: the loop they merged into.
+    pub alias: HashMap<LoopId, LoopId>,
+    /// A value per (loop, kind) that a step of that kind left (a tile size, an unroll
+    /// factor; 1 for a mark). Read back by the kind's `features`.
+    pub tags: HashMap<(Ent, Stage), u32>,
+    /// Names of the loops distribution made (`copy` k is `copies[k - 1]`), and their loops.
+    pub copies: Vec<String>,
+    pub(crate) copy_ents: HashMap<String, Ent>,
+    by_name: HashMap<String, LoopId>,
+}
+
+impl Scheduled {
+    pub fn new(program: &Program, schedule: &Schedule) -> Result<Self, TreeError> {
+        let mut s = Scheduled {
+            nodes: Vec::new(),
+            roots: Vec::new(),
+            at: HashMap::new(),
+            alias: HashMap::new(),
+            tags: HashMap::new(),
+            copies: Vec::new(),
+            copy_ents: HashMap::new(),
+            by_name: program.loops.iter().map(|l| (l.name.clone(), l.id)).collect(),
+        };
+        for nest in &program.nests {
+            let root = s.add_subtree(program, nest.root, None);
+            s.roots.push(root);
+        }
+        for (i, step) in schedule.steps.iter().enumerate() {
+            step.reshape(&mut s, i + 1)?;
+        }
+        Ok(s)
+    }
+
+    fn add_subtree(&mut self, program: &Program, id: LoopId, parent: Option<usize>) -> usize {
+        let index = self.nodes.len();
+        let ent = Ent::point(id);
+        self.nodes.push(Node { ent, parent, children: Vec::new() });
+        self.at.insert(ent, index);
+        let mut kids = Vec::new();
+        for c in &program.loops[id].children {
+            kids.push(match c {
+                Child::Loop(l) => Kid::Node(self.add_subtree(program, *l, Some(index))),
+                Child::Computation(c) => Kid::Comp(*c),
+            });
+        }
+        self.nodes[index].children = kids;
+        index
+    }
+
+    /// The loop a name denotes now, and its node.
+    pub fn resolve(&self, step: usize, name: &LoopName) -> Result<(Ent, usize), TreeError> {
+        let s = name.as_str();
+        let (base, tile) = match s.strip_suffix(".t") {
+            Some(b) => (b, true),
+            None => (s, false),
+        };
+        let bad = |why: &str| TreeError { step, reason: format!("{name}: {why}") };
+        let ent = match (self.by_name.get(base), self.copy_ents.get(base)) {
+            (Some(id), _) => Ent { loop_id: *id, tile, copy: 0 },
+            (None, Some(e)) => Ent { tile, ..*e },
+            (None, None) => return Err(bad("no such loop")),
+        };
+        let node = *self.at.get(&ent).ok_or_else(|| bad("does not exist at this step"))?;
+        Ok((ent, node))
+    }
+
+    /// The tag a step of kind `stage` left on `ent`.
+    pub fn tag(&self, ent: Ent, stage: Stage) -> Option<u32> {
+        self.tags.get(&(ent, stage)).copied()
+    }
+
+    pub fn set_tag(&mut self, ent: Ent, stage: Stage, value: u32) {
+        self.tags.insert((ent, stage), value);
+    }
+
+    /// The name of a loop of the tree (`.t` for a tile loop).
+    pub fn loop_name(&self, program: &Program, ent: Ent) -> String {
+        let base = match ent.copy {
+            0 => &program.loops[ent.loop_id].name,
+            k => &self.copies[k as usize - 1],
+        };
+        if ent.tile {
+            format!("{base}.t")
+        } else {
+            base.clone()
+        }
+    }
+
+    /// The loops around a computation, innermost first.
+    pub fn enclosing(&self, comp: CompId) -> Vec<Ent> {
+        let holder = (0..self.nodes.len()).find(|&n| self.nodes[n].children.contains(&Kid::Comp(comp)));
+        let mut out = Vec::new();
+        let mut at = holder;
+        while let Some(n) = at {
+            out.push(self.nodes[n].ent);
+            at = self.nodes[n].parent;
+        }
+        out
+    }
+
+    pub fn depth(&self, mut node: usize) -> usize {
+        let mut d = 0;
+        while let Some(p) = self.nodes[node].parent {
+            d += 1;
+            node = p;
+        }
+        d
+    }
+
+    pub(crate) fn replace_child(&mut self, parent: Option<usize>, old: usize, new: usize) {
+        let list = match parent {
+            Some(p) => &mut self.nodes[p].children,
+            None => {
+                for r in self.roots.iter_mut().filter(|r| **r == old) {
+                    *r = new;
+                }
+                return;
+            }
+        };
+        for k in list.iter_mut() {
+            if *k == Kid::Node(old) {
+                *k = Kid::Node(new);
+            }
+        }
+    }
+
+    pub(crate) fn first_loop_child(&self, node: usize) -> Option<usize> {
+        self.nodes[node].children.iter().find_map(|k| match k {
+            Kid::Node(n) => Some(*n),
+            Kid::Comp(_) => None,
+        })
+    }
+
+    /// The loop an original loop now is (fusion merges loops).
+    pub fn live(&self, id: LoopId) -> LoopId {
+        let mut id = id;
+        // Bounded: a chain of fusions is never longer than the number of loops.
+        for _ in 0..=self.alias.len() {
+            match self.alias.get(&id) {
+                Some(next) => id = *next,
+                None => break,
+            }
+        }
+        id
+    }
+
+    pub fn node_of(&self, ent: Ent) -> Option<usize> {
+        self.at.get(&ent).copied()
+    }
+
+    pub fn has_loop_children(&self, node: usize) -> bool {
+        self.nodes[node].children.iter().any(|k| matches!(k, Kid::Node(_)))
+    }
+
+    /// The name of node `node` (`.t` for a tile loop).
+    pub fn name(&self, program: &Program, node: usize) -> LoopName {
+        self.loop_name(program, self.nodes[node].ent).parse().expect("the representation names loops validly")
+    }
+
+    /// The node a name denotes now, if it is live.
+    pub fn node_named(&self, program: &Program, target: &LoopName) -> Option<usize> {
+        (0..self.nodes.len()).find(|&n| self.node_of(self.nodes[n].ent) == Some(n) && self.name(program, n) == *target)
+    }
+
+    /// Whether node `inner` is nested (at any depth) in node `outer`.
+    pub fn inside(&self, inner: usize, outer: usize) -> bool {
+        let mut p = self.nodes[inner].parent;
+        while let Some(q) = p {
+            if q == outer {
+                return true;
+            }
+            p = self.nodes[q].parent;
+        }
+        false
+    }
+
+    /// The perfectly nested chain of loops from `root` down (node indices).
+    pub fn chain_from(&self, root: usize) -> Vec<usize> {
+        let mut chain = vec![root];
+        while let [Kid::Node(n)] = self.nodes[chain[chain.len() - 1]].children.as_slice() {
+            chain.push(*n);
+        }
+        chain
+    }
+
+    /// The perfectly nested chain of every nest, outer nests first: one from each top-level
+    /// loop, and one from each loop that shares its parent with another loop or a
+    /// computation (the sweeps under a time loop, the inner nests of an imperfect nest).
+    /// Interchange, tiling and parallelization work on a chain, so inner nests get their own.
+    pub fn chains(&self) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(root) = stack.pop() {
+            let chain = self.chain_from(root);
+            let last = chain[chain.len() - 1];
+            out.push(chain);
+            let inner = self.nodes[last].children.iter().rev().filter_map(|k| match k {
+                Kid::Node(n) => Some(*n),
+                Kid::Comp(_) => None,
+            });
+            stack.extend(inner);
+        }
+        out
+    }
+
+    /// Loops with no loop inside (unrolling and vectorization targets), in tree order.
+    pub fn innermost(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            let kids: Vec<usize> = self.nodes[n]
+                .children
+                .iter()
+                .filter_map(|k| match k {
+                    Kid::Node(c) => Some(*c),
+                    Kid::Comp(_) => None,
+                })
+                .collect();
+            if kids.is_empty() {
+                out.push(n);
+            }
+            stack.extend(kids.into_iter().rev());
+        }
+        out
+    }
+
+    /// The constant trip count of the original loop at node `node` (None for a tile loop).
+    pub fn trip_count(&self, program: &Program, node: usize) -> Option<i64> {
+        let ent = self.nodes[node].ent;
+        (!ent.tile).then(|| program.loops[ent.loop_id].trip_count).flatten()
+    }
+
+    /// Whether no loop's bounds in `window` depend on another loop of `window` (original
+    /// loops only; tile loops are rectangular).
+    pub fn rectangular(&self, program: &Program, window: &[usize]) -> bool {
+        let ids: Vec<usize> = window.iter().map(|n| self.nodes[*n].ent.loop_id).collect();
+        window.iter().all(|n| {
+            let ent = self.nodes[*n].ent;
+            if ent.tile {
+                return true;
+            }
+            let l = &program.loops[ent.loop_id];
+            !l.bound_loops().any(|of| ids.contains(&of))
+        })
+    }
+}
