@@ -23,7 +23,7 @@
 // TILE: error: affine-autosched: schedule not applied to @seidel_2d: step 1 (tile(L0.0:16, L0.0.0:16)) refused: tiling would reverse a dependence: the band is not fully permutable (a dependence component along L0.0.0 may be negative); the IR was left unchanged
 // PARALLEL: step 1 (parallelize(L0.0)) refused: L0.0 carries a dependence
 // JAM: step 1 (unroll(L0.0:2)) refused: unroll-and-jam of L0.0 would reverse a dependence it carries
-// VECTOR: step 1 (vectorize(L0.0.0:8)) refused: L0.0.0 runs 198 iterations, not a multiple of 8 (the vectorizer makes no remainder loop)
+// VECTOR: step 1 (vectorize(L0.0.0:8)) refused: L0.0.0 carries a dependence shorter than 8 iterations from an operation to one before it in the body (or to itself)
 // SECOND: step 2 (parallelize(L0)) refused: L0 carries a dependence
 // NAME: step 1 (parallelize(L7.0)): no loop named L7.0 in @seidel_2d (its loops: L0, L0.0, L0.0.0)
 // SYNTAX: error: affine-autosched: option 'schedule': schedule:14: expected ')' to close tile(...), found 'L'

@@ -91,6 +91,13 @@ fn vectorization_executes_equivalently() {
     // Loops carrying dependences the vector order keeps.
     equivalent("transform-vectorize-carried.mlir", "forward", "vectorize(L0:4)");
     equivalent("transform-vectorize-carried.mlir", "far", "vectorize(L0:8)");
+    // Trip counts that are not a multiple of the width: a scalar remainder loop. 48 by
+    // 32 lanes; the jacobi sweeps (N - 2 points) by 16; a triangular loop (j <= i).
+    equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); vectorize(L0.0:32)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "vectorize(L0.0.0:16); vectorize(L0.1.0:32)");
+    equivalent("syrk.mlir", "syrk", "vectorize(L0.0:8)");
+    equivalent("transform-vectorize-remainder.mlir", "triangle", "vectorize(L0.0:8)");
+    equivalent("transform-vectorize-remainder.mlir", "scale", "tile(L0:16); vectorize(L0.0:16)");
     // conv2d (three reduction loops): x moves innermost, then 16 lanes along x.
     equivalent(
         "conv2d.mlir",

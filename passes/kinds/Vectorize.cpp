@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/AffineValueMap.h"
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <string>
@@ -114,6 +115,42 @@ LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
   return success();
 }
 
+/// Splits `l` (step 1, one lower and one upper bound expression, or constant bounds) at
+/// split = lb + floor((ub - lb) / w) * w: `l` keeps [lb, split), whose trip count is a
+/// multiple of `w` (what the vectorizer needs: it makes no remainder loop), and a copy of
+/// it right after it runs the rest, [max(split, lb), ub), in the original order. The max:
+/// when ub < lb (a loop empty for some outer iterations) the split falls below lb, and the
+/// copy must not run iterations the original never ran. The copy keeps the loop's name (a
+/// name denotes every loop derived from a loop, like unrolling's clean-up loop).
+void peelRemainder(AffineForOp l, int64_t w) {
+  OpBuilder b(l);
+  Location loc = l.getLoc();
+  if (std::optional<uint64_t> trips = getConstantTripCount(l); trips && l.hasConstantBounds()) {
+    int64_t split = l.getConstantLowerBound() + static_cast<int64_t>(*trips / w) * w;
+    b.setInsertionPointAfter(l);
+    auto rest = cast<AffineForOp>(b.clone(*l.getOperation()));
+    l.setConstantUpperBound(split);
+    rest.setConstantLowerBound(split);
+    return;
+  }
+  MLIRContext *ctx = l.getContext();
+  // Composed applies: the split is one map over the bounds' own operands.
+  auto lbv = makeComposedAffineApply(b, loc, l.getLowerBoundMap(),
+                                     getAsOpFoldResult(l.getLowerBoundOperands()));
+  auto ubv = makeComposedAffineApply(b, loc, l.getUpperBoundMap(),
+                                     getAsOpFoldResult(l.getUpperBoundOperands()));
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  AffineMap splitMap = AffineMap::get(2, 0, d0 + (d1 - d0).floorDiv(w) * w);
+  Value split = makeComposedAffineApply(b, loc, splitMap,
+                                        {OpFoldResult(lbv.getResult()), OpFoldResult(ubv.getResult())});
+  if (ubv->use_empty())
+    ubv->erase();
+  b.setInsertionPointAfter(l);
+  auto rest = cast<AffineForOp>(b.clone(*l.getOperation()));
+  l.setUpperBound(ValueRange{split}, AffineMap::get(1, 0, d0));
+  rest.setLowerBound(ValueRange{split, lbv.getResult()}, AffineMap::get(2, 0, {d0, d1}, ctx));
+}
+
 } // namespace
 
 extern "C" {
@@ -134,16 +171,19 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
       return report.refuse(n + " is not an innermost loop");
     if (l.getStepAsInt() != 1)
       return report.refuse(n + " has a step other than 1");
-    // The super-vectorizer emits no remainder loop: a trip count that is not a known
-    // multiple of the width would silently skip or overrun iterations.
+    // The super-vectorizer emits no remainder loop: a loop whose trip count is not a known
+    // multiple of the width is split first (peelRemainder), which needs one lower and one
+    // upper bound expression.
     std::optional<uint64_t> trips = getConstantTripCount(l);
-    if (!trips)
-      return report.refuse(n + " has no constant trip count (the vectorizer makes no "
-                               "remainder loop)");
-    if (*trips % width != 0)
+    if (trips && *trips < static_cast<uint64_t>(width))
       return report.refuse(n + " runs " + std::to_string(*trips) +
-                           " iterations, not a multiple of " + std::to_string(width) +
-                           " (the vectorizer makes no remainder loop)");
+                           " iterations, fewer than the width " + std::to_string(width));
+    bool whole = trips && *trips % width == 0;
+    if (!whole && (l.getLowerBoundMap().getNumResults() != 1 ||
+                   l.getUpperBoundMap().getNumResults() != 1))
+      return report.refuse(n + " has a max or min bound and a trip count that is not a "
+                               "known multiple of " + std::to_string(width) +
+                               " (its remainder loop cannot be bounded)");
     if (int32_t status = checkVectorize(l, width, n, report); status != AUTOSCHED_TX_OK)
       return status;
     NestedPattern vectorTransfers =
@@ -175,6 +215,9 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
     // the vectorizer may hoist new operations, a broadcast of an outer induction variable,
     // to the front of the block, and the name went to the loop's previous sibling; found
     // by the fuzzer).
+    std::optional<uint64_t> trips = getConstantTripCount(l);
+    if (!(trips && *trips % width == 0))
+      peelRemainder(l, width);
     Operation *next = l->getNextNode();
     std::vector<SmallVector<AffineForOp, 2>> nest{{l}};
     VectorizationStrategy strategy;

@@ -14,10 +14,12 @@ extern "C" {
 #endif
 
 /// Vectorizes every loop named `name` by `width` lanes (MLIR's super-vectorizer,
-/// vectorizeAffineLoopNest); the vector loop keeps the name.
+/// vectorizeAffineLoopNest); the vector loop keeps the name. A loop whose trip count is not
+/// a known multiple of `width` is split first: the vector loop runs the whole groups, a
+/// scalar copy after it (same name) the remaining iterations.
 ///
-/// Refuses a loop that is not innermost, has a step other than 1, or has no constant trip
-/// count that is a multiple of `width` (the vectorizer makes no remainder loop); one with
+/// Refuses a loop that is not innermost, has a step other than 1, runs fewer iterations
+/// than `width`, or needs a remainder but has a max or min bound; one with
 /// an access that does not move by 0 or 1 element per iteration, an induction variable
 /// used as a value, a body the vectorizer does not support, or vector values already; and
 /// (AUTOSCHED_TX_REFUSED_DEPENDENCE) one carrying a reduction through iter_args or a

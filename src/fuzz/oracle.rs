@@ -444,17 +444,24 @@ impl Oracle {
                 if !self.innermost(id) {
                     return Err(format!("{target} is not innermost"));
                 }
+                // Whole groups of `width` iterations run as vector operations; the iterations
+                // after the last whole group run one by one in a loop after it.
                 let w = *width as i64;
                 for e in &mut after {
                     let Some(l) = Self::level_of(e, id) else { continue };
                     let it = e.levels[l].iter.unwrap();
                     let trips = (it.ub - it.lb + it.step - 1).div_euclid(it.step);
-                    if trips % w != 0 {
-                        return Err(format!("{target} runs {trips} iterations, not a multiple of {w}"));
-                    }
                     let k = (it.v - it.lb) / it.step;
-                    e.levels[l].iter = Some(Iter { v: it.lb + k / w * w * it.step, step: w * it.step, ..it });
-                    e.lane = (k % w) as i32;
+                    let main = trips / w * w;
+                    if k < main {
+                        e.levels[l].iter =
+                            Some(Iter { v: it.lb + k / w * w * it.step, ub: it.lb + main * it.step, step: w * it.step, ..it });
+                        e.levels[l].pos.push(0);
+                        e.lane = (k % w) as i32;
+                    } else {
+                        e.levels[l].iter = Some(Iter { lb: it.lb + main * it.step, ..it });
+                        e.levels[l].pos.push(1);
+                    }
                 }
             }
             Transform::Distribute(Distribute { target }) => {
@@ -805,7 +812,20 @@ mod tests {
         );
         assert!(matches!(verdict(&p, "vectorize(L0:4)"), Verdict::Illegal(_)));
         assert_eq!(verdict(&p, "unroll(L0:4)"), Verdict::Legal);
-        assert!(matches!(verdict(&p, "vectorize(L0:16)"), Verdict::Unknown(_)));
+        // Fewer iterations than lanes: all of them run in the scalar remainder, in order.
+        assert_eq!(verdict(&p, "vectorize(L0:16)"), Verdict::Legal);
+    }
+
+    #[test]
+    fn a_vector_remainder_runs_after_the_whole_groups() {
+        // for i = 0 to 10: A[i+4] = A[i]: distance 4. By 4 lanes: groups {0..3}, {4..7},
+        // then 8 and 9 one by one; every read of A[i] still follows the write of it.
+        let body = |d| vec![stmt(vec![Access { buf: 0, idx: vec![aff(&[1], 0)] }], Access { buf: 0, idx: vec![aff(&[1], d)] })];
+        let p = program(vec![16], vec![lp(c(0, 0), c(0, 10), 1, body(4))]);
+        assert_eq!(verdict(&p, "vectorize(L0:4)"), Verdict::Legal);
+        // Distance 2 within a group of 4 is still refused.
+        let p = program(vec![16], vec![lp(c(0, 0), c(0, 10), 1, body(2))]);
+        assert!(matches!(verdict(&p, "vectorize(L0:4)"), Verdict::Illegal(_)));
     }
 
     #[test]
