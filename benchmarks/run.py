@@ -14,6 +14,8 @@ For each kernel, in ONE run of the measuring driver (variants interleaved, media
   model        our pass, affine-autosched{evaluator=model}
   hybrid       our pass, affine-autosched{evaluator=hybrid}
   execution    our pass, affine-autosched{evaluator=execution}
+  blas         for the contractions: the same kernel through OpenBLAS (<kernel>.blas.c, cblas
+               calls, Debian's libopenblas), the ceiling a library reaches; not a baseline
 
 Parallel code runs with OMP_NUM_THREADS=--threads. Results are cached per kernel in
 benchmarks/results/<kernel>.json (delete one, or pass --force, to measure it again), and
@@ -70,6 +72,29 @@ MLIR_PIPELINES = {
 CLANG_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-shared"]
 POLLY_FLAGS = CLANG_FLAGS + ["-mllvm", "-polly", "-mllvm", "-polly-parallel"]
 LIBS = ["-lm"]
+BLAS_LIBS = ["-lopenblas"]
+# Nominal floating-point operations of the kernels that have a BLAS version (2 per
+# multiply-add of each matrix product; scalings and bias additions not counted), for GFLOP/s.
+BLAS_FLOPS = {
+    "gemm": 2 * 1000 * 1100 * 1200,
+    "2mm": 2 * 800 * 900 * 1100 + 2 * 800 * 1200 * 900,
+    "3mm": 2 * 800 * 900 * 1000 + 2 * 900 * 1100 * 1200 + 2 * 800 * 1100 * 900,
+    "syrk": 2 * (1200 * 1201 // 2) * 1000,
+    "syr2k": 4 * (1200 * 1201 // 2) * 1000,
+    "trmm": 2 * 1200 * (999 * 1000 // 2),
+    "batched-matmul": 16 * 2 * 256 ** 3,
+    "doitgen": 2 * 150 * 140 * 160 * 160,
+    "dense": 2 * 64 * 1000 * 2048,
+    "attention-scores": 8 * 2 * 256 * 256 * 64,
+    "pointwise-conv": 2 * 256 * 56 * 56 * 64,
+}
+
+
+def measuring_env(threads) -> dict:
+    """OpenBLAS's threads: as many as OpenMP's; their idle spinning cut to the shortest
+    (OPENBLAS_THREAD_TIMEOUT=4), so that they leave the cores to the variant timed next in
+    the same driver."""
+    return {**os.environ, "OPENBLAS_NUM_THREADS": str(threads), "OPENBLAS_THREAD_TIMEOUT": "4"}
 EVALUATORS = ["model", "hybrid", "execution"]
 SHORT_KERNEL_SECONDS = 0.005
 # The CI smoke subset: small kernels, one repetition.
@@ -132,13 +157,14 @@ def mlir_affine(kernel: Path, work: Path, failures: dict) -> dict:
     return out
 
 
-def c_library(kernel: Path, function: str, flags, out: Path, work: Path) -> bool:
+def c_library(kernel: Path, function: str, flags, out: Path, work: Path, source: Path = None, libs=()) -> bool:
     wrapper = work / "wrapper.c"
     if not wrapper.exists():
         rc, _, err = run([AUTOSCHED, "c-wrapper", kernel, "--function", function, "-o", wrapper])
         if rc != 0:
             raise SystemExit(f"c-wrapper: {err}")
-    rc, _, err = run([CLANG, *flags, wrapper, kernel.with_suffix(".c"), *LIBS, "-o", out], timeout=600)
+    source = source or kernel.with_suffix(".c")
+    rc, _, err = run([CLANG, *flags, wrapper, source, *LIBS, *libs, "-o", out], timeout=600)
     if rc != 0:
         log(f"  {out.name}: {err.strip()[:300]}")
     return rc == 0
@@ -194,6 +220,9 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
         lib = work / f"{label}.so"
         if c_library(kernel, function, flags, lib, work):
             variants.append((label, lib))
+    blas = kernel.with_suffix(".blas.c")
+    if blas.exists() and c_library(kernel, function, CLANG_FLAGS, work / "blas.so", work, blas, BLAS_LIBS):
+        variants.append(("blas", work / "blas.so"))
     def measure(reps):
         cmd = [AUTOSCHED, "run", kernel, "--function", function, "--reps", reps, "--warmup", args.warmup,
                "--threads", args.threads, "--timeout", "1800", "--normalized-tolerance", "1e-3",
@@ -202,7 +231,7 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
             cmd += ["--variant", f"{label}={path}"]
         log(f"  measuring {len(variants) + 1} variants, {reps} repetitions")
         (work / "timing.json").unlink(missing_ok=True)
-        rc, out, err = run(cmd)
+        rc, out, err = run(cmd, env=measuring_env(args.threads))
         if not (work / "timing.json").exists():
             raise RuntimeError(f"{name}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
         return json.loads((work / "timing.json").read_text()), out
@@ -237,7 +266,7 @@ def summarize(res: dict) -> dict:
     good = {k: x for k, x in mlir.items() if x}
     best_pipe = min(good, key=good.get) if good else None
     out = {"naive": naive, "mlir-affine": good.get(best_pipe) if best_pipe else None, "mlir_pipeline": best_pipe,
-           "clang": t.get("clang"), "polly": t.get("polly")}
+           "clang": t.get("clang"), "polly": t.get("polly"), "blas": t.get("blas")}
     for ev in EVALUATORS:
         out[ev] = t.get(ev)
     out["wrong"] = [v["label"] + ": " + v["detail"] for v in rows.values() if not v["equivalent"]]
@@ -341,6 +370,7 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
                      f"{best_label or 'n/a'} | {vs} | {fmt(st['model'])} | {fmt(st['hybrid'])} | "
                      f"{fmt(st['execution'])} |")
     lines.append("")
+    lines.extend(blas_section(results))
     lines.append("## Geometric means (ratios of median times; >1 means ours is faster)\n")
     lines.append("Each cell: the geometric mean over the kernels where both sides ran and were correct "
                  "(how many in parentheses).\n")
@@ -431,6 +461,37 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
     out_md.write_text("\n".join(lines) + "\n")
     plot(results, out_png)
     return ratios
+
+
+def blas_section(results) -> list:
+    """The contractions against OpenBLAS: its GFLOP/s, and every variant's share of it."""
+    rows = [(r, summarize(r)) for r in results if r["kernel"] in BLAS_FLOPS]
+    rows = [(r, s) for r, s in rows if s.get("blas") or any(w.startswith("blas") for w in s["wrong"])]
+    if not rows:
+        return []
+    out = ["## Against BLAS: the contractions' ceiling\n",
+           "The same kernel through OpenBLAS (`<kernel>.blas.c`: cblas calls on the same buffers, "
+           f"`{CLANG} {' '.join(CLANG_FLAGS)} ... {' '.join(BLAS_LIBS)}`, Debian's libopenblas with as many "
+           "threads as OpenMP), timed in the same driver run as the other variants and checked against the "
+           "naive version like them. GFLOP/s from the nominal operation count (2 per multiply-add); the "
+           "other columns are each variant's time as a share of BLAS's (BLAS time / variant time: 100% "
+           "matches the library).\n",
+           "| kernel | BLAS GFLOP/s | naive | mlir-affine | polly | model | hybrid | execution |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r, s in rows:
+        if not s.get("blas"):
+            out.append(f"| {r['kernel']} | WRONG | | | | | | |")
+            continue
+        gflops = BLAS_FLOPS[r["kernel"]] / s["blas"] / 1e9
+
+        def share(label):
+            x = s["naive"] if label == "naive" else s.get(label)
+            return f"{100 * s['blas'] / x:.1f}%" if x else "n/a"
+
+        out.append(f"| {r['kernel']} | {gflops:.1f} | {share('naive')} | {share('mlir-affine')} | {share('polly')} | "
+                   f"{share('model')} | {share('hybrid')} | {share('execution')} |")
+    out.append("")
+    return out
 
 
 def plot(results, out_png: Path):

@@ -94,3 +94,28 @@ def test_harness_smoke(tmp_path):
     # kernel, naive ms, mlir-affine, clang, polly, model, hybrid, execution (not in --quick), ...
     assert all(c.endswith("x") for c in cells[3:7]), row
     assert cells[7] == "n/a", row
+
+
+BLAS_KERNELS = sorted(p for d in ("polybench", "dnn") for p in (ROOT / "benchmarks" / d).glob("*.blas.c"))
+
+
+@pytest.mark.parametrize("blas", BLAS_KERNELS, ids=[k.name.split(".")[0] for k in BLAS_KERNELS])
+def test_blas_version_computes_the_same(blas, tmp_path):
+    """The BLAS column's kernels (cblas calls) compute what the affine kernel computes, on
+    the same seeded inputs at the benchmark's sizes, within the harness's tolerance."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run as harness
+
+    kernel = blas.with_name(blas.name.split(".")[0] + ".mlir")
+    assert harness.BLAS_FLOPS.get(kernel.stem), f"{kernel.stem}: no operation count in BLAS_FLOPS"
+    function = harness.function_of(kernel)
+    lib = tmp_path / "blas.so"
+    assert harness.c_library(kernel, function, harness.CLANG_FLAGS, lib, tmp_path, blas, harness.BLAS_LIBS)
+    out = tmp_path / "timing.json"
+    p = subprocess.run([AUTOSCHED, "run", kernel, "--function", function, "--reps", "1", "--warmup", "0",
+                        "--threads", "2", "--normalized-tolerance", "1e-3", "--json", out, "--variant", f"blas={lib}"],
+                       capture_output=True, text=True, env=harness.measuring_env(2))
+    assert out.exists(), p.stderr
+    import json
+    variants = {v["label"]: v for v in json.loads(out.read_text())["variants"]}
+    assert variants["blas"]["equivalent"], variants["blas"]["detail"]
