@@ -16,7 +16,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 libomp-22-dev libpolly-22-dev
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev libedit-dev libffi-dev
   cmake ninja-build python3-venv g++ pkg-config
-  libopenblas-dev
+  libopenblas-dev  # the benchmarks' BLAS column (benchmarks/*/*.blas.c)
 )
 
 if [[ "${AUTOSCHED_SKIP_APT:-0}" != 1 ]]; then
