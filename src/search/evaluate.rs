@@ -65,6 +65,7 @@ pub fn outside_model_domain(program: &Program, schedule: &Schedule) -> Option<St
 
 impl Evaluator for ModelEvaluator<'_> {
     fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
+        let started = std::time::Instant::now();
         let mut out = vec![None; schedules.len()];
         let mut featurized: Vec<(usize, Featurized)> = Vec::new();
         for (i, s) in schedules.iter().enumerate() {
@@ -78,12 +79,19 @@ impl Evaluator for ModelEvaluator<'_> {
                 Err(e) => log::debug!("{s}: not featurized: {e}"),
             }
         }
+        let featurized_at = std::time::Instant::now();
         for chunk in featurized.chunks(MODEL_BATCH) {
             let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
             for ((i, _), p) in chunk.iter().zip(self.model.predict(&refs)?) {
                 out[*i] = Some(p);
             }
         }
+        log::debug!(
+            "{} schedules: {:.3} s featurizing, {:.3} s predicting",
+            schedules.len(),
+            (featurized_at - started).as_secs_f64(),
+            featurized_at.elapsed().as_secs_f64()
+        );
         Ok(out)
     }
 }

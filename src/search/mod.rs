@@ -91,6 +91,7 @@ pub fn search(
     let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
     for &stage in STAGES {
+        let stage_started = Instant::now();
         let mut children: Vec<Schedule> = Vec::new();
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
@@ -142,6 +143,7 @@ pub fn search(
         if children.is_empty() {
             continue;
         }
+        let (checked, n_children) = (stage_started.elapsed().as_secs_f64(), children.len());
         let scores = evaluator.evaluate(&children)?;
         let mut next: Vec<Scored> = beam.clone();
         for (s, score) in children.into_iter().zip(scores) {
@@ -153,7 +155,13 @@ pub fn search(
         }
         next.sort_by(order);
         next.truncate(cfg.beam_width.max(1));
-        log::debug!("{stage:?}: best {} ({:.3}x)", next[0].schedule, next[0].score);
+        log::debug!(
+            "{stage:?}: {} children, {checked:.3} s proposing and checking, {:.3} s evaluating; best {} ({:.3}x)",
+            n_children,
+            stage_started.elapsed().as_secs_f64() - checked,
+            next[0].schedule,
+            next[0].score
+        );
         beam = next;
     }
     all.sort_by(order);
