@@ -43,6 +43,10 @@ pub struct CostModel {
     /// The output's columns are one network's error interval (its two ends), not an
     /// ensemble's members (metadata `output` = `interval`, from `train.py --laplace`).
     interval: bool,
+    /// The layout version it was trained on, and that version's columns of a current
+    /// computation vector when it is an earlier one.
+    version: u32,
+    columns: Option<Vec<usize>>,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -248,12 +252,19 @@ impl CostModel {
         })
         .map_err(bad)??;
         let meta = session.metadata().map_err(|e| bad(e.to_string()))?;
-        let ours = layout::spec().hash;
-        match meta.custom("layout_hash") {
-            Some(h) if h == ours => {}
-            Some(h) => return Err(ModelError::LayoutMismatch { path: path.to_path_buf(), model: h, ours }),
+        // A model trained on an earlier layout version is given that version's columns, and
+        // is not asked about the kinds added since (`knows`).
+        let version = match meta.custom("layout_hash") {
+            Some(h) => match (1..=layout::LAYOUT_VERSION).rev().find(|v| layout::spec_at(*v).hash == h) {
+                Some(v) => v,
+                None => {
+                    let ours = layout::spec().hash;
+                    return Err(ModelError::LayoutMismatch { path: path.to_path_buf(), model: h, ours });
+                }
+            },
             None => return Err(bad("no layout_hash in its metadata (not exported by onnx/export.py)".into())),
-        }
+        };
+        let columns = (version < layout::LAYOUT_VERSION).then(|| layout::columns_at(version));
         let interval = meta.custom("output").is_some_and(|o| o == "interval");
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
@@ -261,7 +272,7 @@ impl CostModel {
         if names != expected {
             return Err(bad(format!("inputs are {names:?}, expected {expected:?}")));
         }
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns })
     }
 
     pub fn path(&self) -> &Path {
@@ -271,6 +282,16 @@ impl CostModel {
     /// Whether the output's columns are an error interval's ends rather than members.
     pub fn interval_output(&self) -> bool {
         self.interval
+    }
+
+    /// The layout version the model was trained on.
+    pub fn layout_version(&self) -> u32 {
+        self.version
+    }
+
+    /// Whether the model sees steps of this kind (its features are in the model's layout).
+    pub fn knows(&self, stage: crate::schedule::Stage) -> bool {
+        stage.since_layout() <= self.version
     }
 
     /// Predicted speedups of `items` (candidates, typically of one program), one call: an
@@ -297,6 +318,10 @@ impl CostModel {
 
     /// Every member's prediction of every item of an encoded batch.
     pub fn predict_batch_members(&self, batch: Batch) -> Result<Vec<Vec<f32>>, ModelError> {
+        let batch = match &self.columns {
+            Some(columns) if batch.f == layout::FEATURES => batch.project(columns),
+            _ => batch,
+        };
         let inf = |e: ort::Error| ModelError::Inference(e.to_string());
         let b = batch.b;
         let shapes = batch.shapes();

@@ -11,7 +11,7 @@
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@unit_stride: vectorize(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=OK
 
-// JAM: step 1 (unroll(L0:2)) refused: unroll-and-jam of L0 needs a perfect nest below it (L0 holds more than one loop or statements beside a loop)
+// JAM: step 1 (unroll(L0:2)) refused: unroll-and-jam of L0 needs one loop at most in each body below it (L0 holds more than one loop)
 // STRIDE: step 1 (vectorize(L0.0:8)) refused: L0.0 is not vectorizable: an access moves by 2 elements per iteration (the vectorizer needs unit stride)
 // OK: applied schedule to @unit_stride: vectorize(L0.0:8)
 

@@ -107,6 +107,19 @@ fn vectorization_executes_equivalently() {
 }
 
 #[test]
+fn accumulation_executes_equivalently() {
+    equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0)");
+    // Register tiles: jams of the loops around the accumulating loop (with a clean-up loop
+    // for 3), inside cache tiles, under a parallel tile loop.
+    equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:2)");
+    equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:3); parallelize(L0.t)");
+    // tmp[i][j] = 0 beside the k loop, then accumulated; the second product too.
+    equivalent("2mm.mlir", "kernel_2mm", "accumulate(L0.0.0); unroll(L0.0:2); accumulate(L1.0.0); unroll(L1:2)");
+    equivalent("transform-accumulate.mlir", "total", "accumulate(L0.0)");
+    equivalent("iter-args.mlir", "rows", "unroll(L0:2)"); // a jam through a reduction
+}
+
+#[test]
 fn fusion_executes_equivalently() {
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2)");
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 1)");

@@ -9,6 +9,7 @@
 #include "Transforms.h"
 
 #include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
 #include "mlir/IR/Builders.h"
@@ -38,24 +39,37 @@ int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
     return report.refuse("unroll-and-jam of " + nameOf(loop) +
                          " through a parallel loop is not supported (unroll before "
                          "parallelizing)");
-  // Jamming places all copies of each inner loop together: with sibling loops or
-  // statements next to a loop, a copy of a later sibling would overtake an earlier one.
-  // Only perfect nests, where every statement is in the innermost body, are accepted.
+  // Jamming places all copies of each inner loop together: with sibling loops next to a
+  // loop, a copy of a later sibling would overtake an earlier one, so each body below may
+  // hold one loop at most. Operations beside that loop (an accumulator's load before it and
+  // its store after it, see passes/kinds/Accumulate.cpp) are copied in place, all copies
+  // together: copy b's run before copy a's loop (a < b), so a dependence of theirs carried
+  // within a group is refused below.
+  SmallVector<Operation *> beside;
   for (AffineForOp cur = loop;;) {
     Block *body = cur.getBody();
-    bool hasLoop = false;
-    unsigned ops = 0;
+    AffineForOp inner;
+    unsigned loops = 0;
+    SmallVector<Operation *> here;
     for (Operation &op : body->without_terminator()) {
-      ++ops;
-      hasLoop |= isa<AffineForOp>(op);
+      if (auto f = dyn_cast<AffineForOp>(op)) {
+        ++loops;
+        inner = f;
+      } else if (op.getNumRegions() > 0) {
+        return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs loops and plain "
+                             "operations below it (" + nameOf(cur) + " holds an operation "
+                             "with a region beside its loop)");
+      } else if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op)) {
+        here.push_back(&op);
+      }
     }
-    if (!hasLoop)
+    if (loops == 0)
       break;
-    if (ops != 1)
-      return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs a perfect nest "
-                           "below it (" + nameOf(cur) + " holds more than one loop or "
-                           "statements beside a loop)");
-    cur = cast<AffineForOp>(body->front());
+    if (loops > 1)
+      return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs one loop at most in "
+                           "each body below it (" + nameOf(cur) + " holds more than one loop)");
+    beside.append(here);
+    cur = inner;
   }
   unsigned d = depthOf(loop);
   unsigned deepest = d;
@@ -67,6 +81,27 @@ int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
   // runs such a pair in the order of the inner loops: illegal when the first non-zero
   // inner distance can be negative.
   const int64_t span = factor * loop.getStepAsInt();
+  if (!beside.empty()) {
+    auto accesses = accessesIn(loop, report);
+    if (failed(accesses))
+      return AUTOSCHED_TX_REFUSED;
+    for (auto *src : *accesses)
+      for (auto *dst : *accesses) {
+        if (!llvm::is_contained(beside, src) && !llvm::is_contained(beside, dst))
+          continue;
+        if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+            (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
+          continue;
+        auto dep = exactDependence(src, dst, d + 1, /*decide=*/false);
+        if (failed(dep))
+          return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                               nameOf(loop));
+        if (*dep && mayHave(**dep, {{d, 1, span - 1}}))
+          return report.refuseDependence("unroll-and-jam of " + nameOf(loop) + " would reorder "
+                                         "an access beside its inner loop with another "
+                                         "iteration of its group");
+      }
+  }
   for (auto &dep : *deps) {
     SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
     for (unsigned i = d + 1; i < dep.common; ++i) {
@@ -111,11 +146,11 @@ LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
                          "bounds: its clean-up loop is not supported"),
            failure();
   if (!isInnermost(loop)) {
-    bool carries = false;
-    loop.walk([&](AffineForOp inner) { carries |= inner.getNumIterOperands() > 0; });
-    if (carries)
-      return report.refuse("unroll-and-jam of " + n + " through a reduction carried by "
-                           "iter_args is not supported"),
+    // Loops inside may carry values (each copy gets its own, which MLIR's jam makes); the
+    // jammed loop itself may not.
+    if (loop.getNumIterOperands() > 0)
+      return report.refuse("unroll-and-jam of " + n + ", which carries values through "
+                           "iter_args itself, is not supported"),
              failure();
     bool invariant = true;
     loop.walk([&](AffineForOp inner) {

@@ -34,28 +34,54 @@ pub const LOOP_BASE: &[(&str, Kind)] = &[
 /// Where the loop ended up after the schedule.
 pub const LOOP_PLACEMENT: &[(&str, Kind)] = &[("final_depth", Kind::Log), ("innermost", Kind::Bool)];
 
-/// The loop part of one level: [`LOOP_BASE`], then the sections of the structural kinds
-/// (which build the loop structure), [`LOOP_PLACEMENT`], then the sections of the kinds
-/// that refine loops in place, each group in registry order
-/// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields).
+/// The loop part of one level in layout `version`: [`LOOP_BASE`], then the sections of the
+/// structural kinds (which build the loop structure), [`LOOP_PLACEMENT`], then the sections
+/// of the kinds that refine loops in place, each group in registry order
+/// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields), keeping the
+/// sections that version has.
+pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
+    let sections = crate::schedule::kinds::FEATURE_SECTIONS;
+    let group = |structural: bool| {
+        sections.iter().filter(move |(s, since, _)| *s == structural && *since <= version).flat_map(|(_, _, f)| f.iter().copied())
+    };
+    let mut out: Vec<(&'static str, Kind)> = LOOP_BASE.to_vec();
+    out.extend(group(true));
+    out.extend(LOOP_PLACEMENT.iter().copied());
+    out.extend(group(false));
+    out
+}
+
+/// The loop part of one level in the current layout.
 pub fn loop_fields() -> &'static [(&'static str, Kind)] {
     static FIELDS: std::sync::OnceLock<Vec<(&'static str, Kind)>> = std::sync::OnceLock::new();
     FIELDS.get_or_init(|| {
-        let sections = crate::schedule::kinds::FEATURE_SECTIONS;
-        let mut out: Vec<(&'static str, Kind)> = LOOP_BASE.to_vec();
-        out.extend(sections.iter().filter(|(structural, _)| *structural).flat_map(|(_, f)| f.iter().copied()));
-        out.extend(LOOP_PLACEMENT.iter().copied());
-        out.extend(sections.iter().filter(|(structural, _)| !*structural).flat_map(|(_, f)| f.iter().copied()));
+        let out = loop_fields_at(LAYOUT_VERSION);
         debug_assert_eq!(out.len(), LOOP_WIDTH);
         out
     })
 }
 
-const fn sections_width(sections: &[(bool, &[(&str, Kind)])]) -> usize {
+const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
+    let mut v = 1;
+    let mut i = 0;
+    while i < sections.len() {
+        if sections[i].1 > v {
+            v = sections[i].1;
+        }
+        i += 1;
+    }
+    v
+}
+
+/// The current layout version: the latest that a kind's features added. A model trained on
+/// an earlier version is given that version's columns ([`columns_at`]).
+pub const LAYOUT_VERSION: u32 = sections_since(crate::schedule::kinds::FEATURE_SECTIONS);
+
+const fn sections_width(sections: &[(bool, u32, &[(&str, Kind)])]) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < sections.len() {
-        n += sections[i].1.len();
+        n += sections[i].2.len();
         i += 1;
     }
     n
@@ -158,11 +184,12 @@ fn index_of(fields: &[(&str, Kind)], name: &str) -> usize {
     fields.iter().position(|(n, _)| *n == name).unwrap_or_else(|| panic!("no feature field {name}"))
 }
 
-/// Name and kind of every feature, in order.
-pub fn fields() -> Vec<(String, Kind)> {
-    let mut out = Vec::with_capacity(FEATURES);
+/// Name and kind of every feature of layout `version`, in order.
+pub fn fields_at(version: u32) -> Vec<(String, Kind)> {
+    let loop_fields = loop_fields_at(version);
+    let mut out = Vec::new();
     for level in 0..MAX_DEPTH {
-        out.extend(loop_fields().iter().map(|(n, k)| (format!("loop{level}.{n}"), *k)));
+        out.extend(loop_fields.iter().map(|(n, k)| (format!("loop{level}.{n}"), *k)));
     }
     for a in 0..MAX_ACCESSES {
         out.extend(ACCESS_HEAD.iter().map(|(n, k)| (format!("access{a}.{n}"), *k)));
@@ -176,8 +203,21 @@ pub fn fields() -> Vec<(String, Kind)> {
     out.extend(ELEM_TYPES.iter().map(|t| (format!("type.{}", serde_json::to_value(t).unwrap().as_str().unwrap_or("?")), Kind::Bool)));
     out.extend(OP_KINDS.iter().map(|k| (format!("ops.{}", serde_json::to_value(k).unwrap().as_str().unwrap_or("?")), Kind::Log)));
     out.extend(COMP_SCALARS.iter().map(|(n, k)| (n.to_string(), *k)));
+    out
+}
+
+/// Name and kind of every feature of the current layout, in order.
+pub fn fields() -> Vec<(String, Kind)> {
+    let out = fields_at(LAYOUT_VERSION);
     debug_assert_eq!(out.len(), FEATURES);
     out
+}
+
+/// Where the features of layout `version` are in a current vector (their positions, in
+/// that version's order): a model trained on it is given these columns.
+pub fn columns_at(version: u32) -> Vec<usize> {
+    let at: std::collections::HashMap<String, usize> = fields().into_iter().enumerate().map(|(i, (n, _))| (n, i)).collect();
+    fields_at(version).into_iter().map(|(n, _)| at[&n]).collect()
 }
 
 /// The kind of every feature, in order (computed once).
@@ -191,7 +231,7 @@ pub fn log_transform(x: f64) -> f32 {
     (x.signum() * x.abs().ln_1p()) as f32
 }
 
-/// The layout as the trainer reads it.
+/// A layout in the machine-readable form the trainer reads (onnx/layout.json).
 #[derive(Clone, Debug, Serialize)]
 pub struct Spec {
     pub version: u32,
@@ -213,11 +253,14 @@ pub struct SpecField {
     pub kind: Kind,
 }
 
-/// Bumped when the meaning of a field changes without changing the field list.
-pub const LAYOUT_VERSION: u32 = 1;
-
+/// The layout as the trainer reads it.
 pub fn spec() -> Spec {
-    let fields: Vec<SpecField> = fields().into_iter().map(|(name, kind)| SpecField { name, kind }).collect();
+    spec_at(LAYOUT_VERSION)
+}
+
+/// Layout `version` (its fields, parts and hash), to recognise a model trained on it.
+pub fn spec_at(version: u32) -> Spec {
+    let fields: Vec<SpecField> = fields_at(version).into_iter().map(|(name, kind)| SpecField { name, kind }).collect();
     // FNV-1a over the version and every field: a stable fingerprint of the layout.
     let mut h: u64 = 0xcbf29ce484222325;
     let mut feed = |s: &str| {
@@ -226,24 +269,30 @@ pub fn spec() -> Spec {
             h = h.wrapping_mul(0x100000001b3);
         }
     };
-    feed(&LAYOUT_VERSION.to_string());
+    feed(&version.to_string());
     for f in &fields {
         feed(&f.name);
         feed(if f.kind == Kind::Bool { "b" } else { "l" });
     }
+    let access = MAX_DEPTH * loop_fields_at(version).len();
+    let types = access + MAX_ACCESSES * ACCESS_WIDTH;
+    let ops = types + ELEM_TYPES.len();
+    let scalars = ops + OP_KINDS.len();
+    let features = scalars + COMP_SCALARS.len();
+    debug_assert_eq!(features, fields.len());
     Spec {
-        version: LAYOUT_VERSION,
+        version,
         hash: format!("{h:016x}"),
-        features: FEATURES,
+        features,
         max_depth: MAX_DEPTH,
         max_accesses: MAX_ACCESSES,
         max_dims: MAX_DIMS,
         parts: vec![
-            ("loops".into(), LOOP_PART, ACCESS_PART),
-            ("accesses".into(), ACCESS_PART, TYPE_PART),
-            ("element_type".into(), TYPE_PART, OPS_PART),
-            ("ops".into(), OPS_PART, SCALAR_PART),
-            ("scalars".into(), SCALAR_PART, FEATURES),
+            ("loops".into(), 0, access),
+            ("accesses".into(), access, types),
+            ("element_type".into(), types, ops),
+            ("ops".into(), ops, scalars),
+            ("scalars".into(), scalars, features),
         ],
         fields,
         inputs: super::tensors::INPUTS.iter().map(|(n, s)| (n.to_string(), s.to_string())).collect(),

@@ -29,6 +29,8 @@ pub const INPUTS: &[(&str, &str)] = &[
 pub struct Batch {
     pub b: usize,
     pub k: usize,
+    /// Features per computation: [`FEATURES`], or fewer after [`Batch::project`].
+    pub f: usize,
     pub s: usize,
     pub c: usize,
     pub comps: Vec<f32>,
@@ -71,6 +73,7 @@ impl Batch {
         let mut out = Batch {
             b,
             k,
+            f: FEATURES,
             s,
             c,
             comps: vec![0.0; b * k * FEATURES],
@@ -107,10 +110,23 @@ impl Batch {
         out
     }
 
+    /// Keeps, of every computation vector, the features at `columns` (in that order): the
+    /// vectors of an earlier layout (`layout::columns_at`), for a model trained on it.
+    pub fn project(mut self, columns: &[usize]) -> Batch {
+        let rows = self.b * self.k;
+        let mut comps = Vec::with_capacity(rows * columns.len());
+        for row in self.comps.chunks_exact(self.f).take(rows) {
+            comps.extend(columns.iter().map(|&c| row[c]));
+        }
+        self.comps = comps;
+        self.f = columns.len();
+        self
+    }
+
     /// Shapes of the inputs, in [`INPUTS`] order.
     pub fn shapes(&self) -> [Vec<usize>; 7] {
-        let (b, k, s, c, d) = (self.b, self.k, self.s, self.c, MAX_DEPTH);
-        [vec![b, k, FEATURES], vec![b, d, s, c], vec![b, d, s], vec![b, d, s, c], vec![b, d, s], vec![b, s], vec![b]]
+        let (b, k, f, s, c, d) = (self.b, self.k, self.f, self.s, self.c, MAX_DEPTH);
+        [vec![b, k, f], vec![b, d, s, c], vec![b, d, s], vec![b, d, s, c], vec![b, d, s], vec![b, s], vec![b]]
     }
 }
 

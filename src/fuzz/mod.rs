@@ -26,7 +26,7 @@ use crate::ir;
 use crate::measure::{self, Entry, Library, MeasureConfig, MeasureError};
 use crate::mlir::LoadedModule;
 use crate::options::{self, Evaluator};
-use crate::schedule::{Distribute, Fuse, Interchange, LoopName, Parallelize, Schedule, Tile, Transform, Unroll, Vectorize};
+use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, LoopName, Parallelize, Schedule, Tile, Transform, Unroll, Vectorize};
 use crate::search::{self, OptimizeConfig, SearchConfig};
 use crate::transform::{self, Prefix, TransformError};
 use gen::FuzzProgram;
@@ -352,7 +352,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
     let open: Vec<&LoopInfo> = loops.iter().filter(|l| !l.parallel).collect();
     for _ in 0..20 {
         let l = if open.is_empty() || rng.chance(0.03) { rng.pick(loops) } else { *rng.pick(&open) };
-        let step = match rng.below(13) {
+        let step = match rng.below(14) {
             0 => {
                 let cands: Vec<&LoopInfo> = loops.iter().filter(|l| l.children > 1).collect();
                 (!cands.is_empty()).then(|| Transform::Distribute(Distribute { target: name(&rng.pick(&cands).name) }))
@@ -407,6 +407,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                     Transform::Vectorize(Vectorize { target: name(&l.name), width })
                 })
             }
+            12 => Some(Transform::Accumulate(Accumulate { target: name(&l.name) })),
             _ => {
                 // A loop that does not exist, or an unroll of a tile loop that may not.
                 if rng.chance(0.5) {

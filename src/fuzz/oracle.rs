@@ -18,7 +18,7 @@
 //! the point: it decides by enumeration, not by analysis.
 
 use super::gen::FuzzProgram;
-use crate::schedule::{Distribute, Fuse, Interchange, Parallelize, Tile, Transform, Unroll, Vectorize};
+use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, Parallelize, Tile, Transform, Unroll, Vectorize};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -179,6 +179,13 @@ impl Oracle {
     /// Judges `step` on the current program; when it has a meaning here, also returns the
     /// state after it (to [`Oracle::commit`] when the pass accepted the step).
     pub fn judge(&mut self, step: &Transform) -> (Verdict, Option<EventsAfter>) {
+        if let Transform::Accumulate(Accumulate { target }) = step {
+            match self.accumulate_conflict(target.as_str()) {
+                Ok(None) => {}
+                Ok(Some(why)) => return (Verdict::Illegal(why), None),
+                Err(why) => return (Verdict::Unknown(why), None),
+            }
+        }
         let after = match self.rewrite(step) {
             Ok(events) => events,
             Err(why) => return (Verdict::Unknown(why), None),
@@ -338,6 +345,69 @@ impl Oracle {
         self.events.iter().all(|e| Self::level_of(e, name).is_none_or(|l| l + 2 == e.levels.len()))
     }
 
+    /// Accumulating in loop `target` keeps, per instance of the loop, each statement directly
+    /// in it whose store touches one element throughout and that loads that element, in a
+    /// register: the element is read before the loop and written after it, so any other
+    /// access to it inside the instance would see or leave a stale value. The order of
+    /// iterations does not change (the events keep their timestamps). `Ok(Some(why))`: such
+    /// an access exists; `Err`: no statement accumulates there.
+    fn accumulate_conflict(&self, target: &str) -> Result<Option<String>, String> {
+        let id = self.require(target)?;
+        let mut group_of = vec![0usize; self.events.len()];
+        for (g, events) in self.groups.iter().enumerate() {
+            for &e in events {
+                group_of[e as usize] = g;
+            }
+        }
+        // An instance of the loop: the outer levels' places and iterations, and the loop's place.
+        type Instance = Vec<(Vec<i32>, i64)>;
+        let instance = |e: &Event, l: usize| -> Instance {
+            e.levels[..l]
+                .iter()
+                .map(|x| (x.pos.clone(), x.iter.map_or(i64::MIN, |i| i.v)))
+                .chain(std::iter::once((e.levels[l].pos.clone(), 0)))
+                .collect()
+        };
+        // Per (instance, statement directly in the loop): the elements it stores, and per
+        // load the elements it reads.
+        let mut seen: HashMap<(Instance, u32), (BTreeSet<usize>, BTreeMap<u32, BTreeSet<usize>>)> = HashMap::new();
+        for (e, ev) in self.events.iter().enumerate() {
+            let Some(l) = Self::level_of(ev, id) else { continue };
+            if ev.levels.len() != l + 2 {
+                continue;
+            }
+            let (stmt, acc) = self.what[e];
+            let entry = seen.entry((instance(ev, l), stmt)).or_default();
+            if self.writes[e] {
+                entry.0.insert(group_of[e]);
+            } else {
+                entry.1.entry(acc).or_default().insert(group_of[e]);
+            }
+        }
+        let mut accumulators = 0;
+        for ((inst, stmt), (stores, loads)) in &seen {
+            let [g] = stores.iter().copied().collect::<Vec<_>>()[..] else { continue };
+            let Some((&load, _)) = loads.iter().find(|(_, gs)| gs.len() == 1 && gs.contains(&g)) else { continue };
+            accumulators += 1;
+            for &e in &self.groups[g] {
+                let ev = &self.events[e as usize];
+                let Some(l) = Self::level_of(ev, id) else { continue };
+                if instance(ev, l) != *inst {
+                    continue;
+                }
+                let (s, acc) = self.what[e as usize];
+                if s == *stmt && (acc == load || self.writes[e as usize]) {
+                    continue;
+                }
+                return Ok(Some(format!("{} touches the element {target} accumulates", self.describe(e))));
+            }
+        }
+        if accumulators == 0 {
+            return Err(format!("no statement accumulates in {target}"));
+        }
+        Ok(None)
+    }
+
     /// The timestamps after `step`, or why the oracle gives it no meaning.
     fn rewrite(&mut self, step: &Transform) -> Result<Vec<Event>, String> {
         let mut after = self.events.clone();
@@ -430,6 +500,10 @@ impl Oracle {
                     // The copies of the innermost body run one after the other.
                     e.levels.last_mut().unwrap().pos.insert(0, copy);
                 }
+            }
+            Transform::Accumulate(Accumulate { target }) => {
+                // Judged by `accumulate_conflict`; the order of every access stays.
+                self.require(target.as_str())?;
             }
             Transform::Parallelize(Parallelize { target }) => {
                 let id = self.require(target.as_str())?;

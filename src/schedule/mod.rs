@@ -22,13 +22,15 @@
 //! unroll(L0.0.0:4)                 unroll by 4 (unroll-and-jam when the loop is not innermost)
 //! parallelize(L0)                  run the iterations of L0 in parallel (OpenMP)
 //! vectorize(L0.0.0:8)              vectorize an innermost loop with 8 lanes
+//! accumulate(L0.0.0)               keep each element loaded and stored in L0.0.0 (C[i][j] in
+//!                                  the k loop) in a register: loaded before, stored after
 //! ```
 
 pub mod kinds;
 pub mod tree;
 
 pub use kinds::{
-    Distribute, Fuse, Interchange, Parallelize, Stage, Tile, Transform, TransformKind, Unroll, Vectorize, STAGES,
+    Accumulate, Distribute, Fuse, Interchange, Parallelize, Stage, Tile, Transform, TransformKind, Unroll, Vectorize, STAGES,
 };
 use std::fmt;
 use std::str::FromStr;

@@ -7,13 +7,19 @@ use crate::features::{featurize, Featurized};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
 use crate::schedule::tree::Scheduled;
-use crate::schedule::{Parallelize, Schedule, Transform};
+use crate::schedule::{Parallelize, Schedule, Stage, Transform};
 use crate::transform;
 
 /// Scores schedules by their speedup over the original (higher is better).
 pub trait Evaluator {
     /// One score per schedule (all legal); `None` drops a schedule from the search.
     fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError>;
+
+    /// Whether the evaluator can score steps of this kind (the search skips the stage
+    /// otherwise): a model does not see kinds added to the layout after it was trained.
+    fn scores(&self, _stage: Stage) -> bool {
+        true
+    }
 }
 
 /// Batches of this many candidates go through the model in one call (smaller batches pad
@@ -64,11 +70,19 @@ pub fn outside_model_domain(program: &Program, schedule: &Schedule) -> Option<St
 }
 
 impl Evaluator for ModelEvaluator<'_> {
+    fn scores(&self, stage: Stage) -> bool {
+        self.model.knows(stage)
+    }
+
     fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
         let started = std::time::Instant::now();
         let mut out = vec![None; schedules.len()];
         let mut featurized: Vec<(usize, Featurized)> = Vec::new();
         for (i, s) in schedules.iter().enumerate() {
+            if let Some(t) = s.steps.iter().find(|t| !self.model.knows(t.stage())) {
+                log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
+                continue;
+            }
             if let Some(why) = outside_model_domain(self.program, s) {
                 log::debug!("{s}: not scored, outside the model's training domain: {why}");
                 continue;

@@ -91,6 +91,10 @@ pub fn search(
     let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
     for &stage in STAGES {
+        if !evaluator.scores(stage) {
+            log::debug!("{stage:?}: skipped, the evaluator does not score it");
+            continue;
+        }
         let stage_started = Instant::now();
         let mut children: Vec<Schedule> = Vec::new();
         for state in &beam {

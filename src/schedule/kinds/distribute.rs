@@ -18,6 +18,7 @@ pub struct Distribute {
 
 impl TransformKind for Distribute {
     const NAME: &'static str = "distribute";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[];
     const WALK_PROBABILITY: f64 = 0.3;
     const STRUCTURAL: bool = true;

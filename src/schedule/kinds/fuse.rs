@@ -38,6 +38,7 @@ fn fusable_depth(program: &Program, a: usize, b: usize) -> usize {
 
 impl TransformKind for Fuse {
     const NAME: &'static str = "fuse";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[("fused", FieldKind::Bool)];
     const WALK_PROBABILITY: f64 = 0.35;
     const STRUCTURAL: bool = true;

@@ -17,6 +17,7 @@ pub struct Interchange {
 
 impl TransformKind for Interchange {
     const NAME: &'static str = "interchange";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[("interchanged", FieldKind::Bool)];
     const WALK_PROBABILITY: f64 = 0.45;
     const STRUCTURAL: bool = true;

@@ -27,9 +27,13 @@ use std::hash::Hash;
 pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Transform> + Sized {
     /// The keyword of the text form: `tile` in `tile(L0:32)`.
     const NAME: &'static str;
-    /// The loop features this kind sets, in layout order (a section of
-    /// `features::layout::LOOP_FIELDS`).
+    /// The loop features this kind sets, in layout order (its section of
+    /// `features::layout::loop_fields`).
     const FEATURES: &'static [(&'static str, FieldKind)];
+    /// The layout version that added this kind's features (`features::layout`): a model
+    /// trained on an earlier layout does not see this kind, and the search does not ask it
+    /// about steps of it. A new kind with features takes the next version.
+    const SINCE_LAYOUT: u32;
     /// How often a random walk of the data generator takes a step of this kind at its stage
     /// (the search visits every stage; the walk skips some, so that short schedules are
     /// common in the data, as they are among the beam's states).
@@ -122,9 +126,12 @@ macro_rules! registry {
         pub const NAMES: &[&str] = &[$(<$variant as TransformKind>::NAME,)*];
 
         /// Every kind's section of the loop features, in stage order, with whether the kind
-        /// is structural.
-        pub const FEATURE_SECTIONS: &[(bool, &[(&str, FieldKind)])] =
-            &[$((<$variant as TransformKind>::STRUCTURAL, <$variant as TransformKind>::FEATURES),)*];
+        /// is structural and the layout version that added the section.
+        pub const FEATURE_SECTIONS: &[(bool, u32, &[(&str, FieldKind)])] = &[$((
+            <$variant as TransformKind>::STRUCTURAL,
+            <$variant as TransformKind>::SINCE_LAYOUT,
+            <$variant as TransformKind>::FEATURES,
+        ),)*];
 
         impl Transform {
             pub fn stage(&self) -> Stage {
@@ -192,6 +199,13 @@ macro_rules! registry {
                 }
             }
 
+            /// The layout version that added this kind's features.
+            pub fn since_layout(self) -> u32 {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::SINCE_LAYOUT,)*
+                }
+            }
+
             pub fn structural(self) -> bool {
                 match self {
                     $(Stage::$variant => <$variant as TransformKind>::STRUCTURAL,)*
@@ -244,6 +258,7 @@ registry! {
     Fuse => fuse,
     Interchange => interchange,
     Tile => tile,
+    Accumulate => accumulate,
     Unroll => unroll,
     Parallelize => parallelize,
     Vectorize => vectorize,
@@ -303,7 +318,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), NAMES.len(), "two kinds share a keyword");
         let fields: Vec<&str> = layout::loop_fields().iter().map(|(n, _)| *n).collect();
-        for (_, section) in FEATURE_SECTIONS {
+        for (_, _, section) in FEATURE_SECTIONS {
             for (name, kind) in section.iter() {
                 assert_eq!(fields.iter().filter(|f| *f == name).count(), 1, "{name} is not in the layout once");
                 let at = fields.iter().position(|f| f == name).unwrap();
@@ -317,17 +332,24 @@ mod tests {
     }
 
     #[test]
-    fn the_registry_keeps_the_layout_the_shipped_model_was_trained_on() {
-        // The kinds' sections, assembled, are the layout version 1 field list: moving
-        // features into the kinds changed no feature (a change needs a new version).
-        let expected = [
+    fn the_registry_keeps_the_layouts_models_were_trained_on() {
+        // Layout version 1 (before accumulate) is the list the first models were trained
+        // on; moving features into the kinds changed none of it.
+        let v1 = [
             "present", "lower", "upper", "extent", "step", "non_rectangular", "reduction", "fused", "interchanged",
             "final_depth", "innermost", "tiled", "tile_size", "tile_loop_depth", "unrolled", "unroll_factor",
             "tile_loop_unroll_factor", "parallel", "tile_loop_parallel", "vectorized", "vector_width",
         ];
-        let fields: Vec<&str> = layout::loop_fields().iter().map(|(n, _)| *n).collect();
-        assert_eq!(fields, expected);
+        let fields: Vec<&str> = layout::loop_fields_at(1).iter().map(|(n, _)| *n).collect();
+        assert_eq!(fields, v1);
+        assert_eq!(layout::spec_at(1).hash, "2cb62709afa2b6a0");
+        // The shipped model's layout is one the featurizer can still produce.
         let shipped: serde_json::Value = serde_json::from_str(include_str!("../../../onnx/layout.json")).unwrap();
-        assert_eq!(shipped["hash"].as_str(), Some(layout::spec().hash.as_str()), "onnx/layout.json is another layout");
+        let hash = shipped["hash"].as_str().unwrap();
+        assert!((1..=layout::LAYOUT_VERSION).any(|v| layout::spec_at(v).hash == hash), "onnx/layout.json: unknown layout {hash}");
+        // Version 2 adds accumulate's field after the tile loop's.
+        let v2: Vec<&str> = layout::loop_fields_at(2).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v2.len(), v1.len() + 1);
+        assert_eq!(v2[14], "accumulated");
     }
 }

@@ -16,6 +16,7 @@ pub struct Parallelize {
 
 impl TransformKind for Parallelize {
     const NAME: &'static str = "parallelize";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("parallel", FieldKind::Bool), ("tile_loop_parallel", FieldKind::Bool)];
     const WALK_PROBABILITY: f64 = 0.5;

@@ -21,6 +21,7 @@ pub struct Tile {
 
 impl TransformKind for Tile {
     const NAME: &'static str = "tile";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("tiled", FieldKind::Bool), ("tile_size", FieldKind::Log), ("tile_loop_depth", FieldKind::Log)];
     const WALK_PROBABILITY: f64 = 0.5;

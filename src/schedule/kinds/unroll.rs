@@ -21,6 +21,7 @@ pub struct Unroll {
 
 impl TransformKind for Unroll {
     const NAME: &'static str = "unroll";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[
         ("unrolled", FieldKind::Bool),
         ("unroll_factor", FieldKind::Log),

@@ -19,6 +19,7 @@ pub struct Vectorize {
 
 impl TransformKind for Vectorize {
     const NAME: &'static str = "vectorize";
+    const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("vectorized", FieldKind::Bool), ("vector_width", FieldKind::Log)];
     const WALK_PROBABILITY: f64 = 0.45;

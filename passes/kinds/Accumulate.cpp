@@ -1,0 +1,126 @@
+//===- Accumulate.cpp - Register accumulation (scalar replacement) --------===//
+//
+// The entry point of this kind (declared in passes/kinds/Accumulate.h) and the helpers
+// only it uses; what the kinds share is in passes/Transforms.h. MLIR's affine scalar
+// replacement (affineScalarReplace) forwards stores to loads and removes redundant loads
+// within an iteration; it does not carry an element across the iterations of a loop,
+// which is what this does, through the loop-like interface's replaceWithAdditionalYields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kinds/Accumulate.h"
+#include "Transforms.h"
+
+#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::affine;
+using namespace autosched;
+
+namespace {
+
+/// A load and a store of one element, the load first, both directly in a loop's body.
+struct Pair {
+  AffineLoadOp load;
+  AffineStoreOp store;
+};
+
+/// The pairs of `loop` whose subscripts are defined outside it, or a refusal.
+FailureOr<SmallVector<Pair>> pairsIn(AffineForOp loop, StringRef name, const Report &report) {
+  if (failed(accessesIn(loop, report)))
+    return failure();
+  auto invariant = [&](Operation *op) {
+    return llvm::all_of(op->getOperands().drop_front(isa<AffineStoreOp>(op) ? 2 : 1),
+                        [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
+  };
+  SmallVector<Pair> pairs;
+  Block *body = loop.getBody();
+  for (auto store : body->getOps<AffineStoreOp>()) {
+    if (!invariant(store) || !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+      continue;
+    MemRefAccess stored(store);
+    for (auto load : body->getOps<AffineLoadOp>()) {
+      if (load->isBeforeInBlock(store) && invariant(load) && MemRefAccess(load) == stored) {
+        pairs.push_back({load, store});
+        break;
+      }
+    }
+  }
+  if (pairs.empty())
+    return report.refuse(name.str() + " holds no load and store of one element whose subscripts "
+                                      "do not vary in it"),
+           failure();
+  // Anything else touching a pair's memref would read or write its element behind the
+  // accumulator (or, through other subscripts, may alias it): refused.
+  for (Pair &p : pairs) {
+    Value memref = p.store.getMemRef();
+    std::string other;
+    loop.walk([&](Operation *op) {
+      if (op == p.load.getOperation() || op == p.store.getOperation() || !other.empty())
+        return;
+      if (llvm::is_contained(op->getOperands(), memref))
+        other = op->getName().getStringRef().str();
+    });
+    for (Pair &q : pairs)
+      if (&q != &p && q.store.getMemRef() == memref)
+        other = "affine.store";
+    if (!other.empty())
+      return report.refuse("another access to the memref of " + name.str() + "'s accumulator (" +
+                           other + ") would read or write its element behind it"),
+             failure();
+  }
+  return pairs;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t autosched_tx_accumulate(MlirOperation func, const char *name, AutoschedTxReportFn fn,
+                                void *ctx) {
+  Report report{fn, ctx};
+  auto f = funcOf(func);
+  auto found = requireLoops(f, name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  SmallVector<AffineForOp> loops = *found;
+  std::string n(name);
+  SmallVector<SmallVector<Pair>> all;
+  for (auto l : loops) {
+    auto pairs = pairsIn(l, n, report);
+    if (failed(pairs))
+      return AUTOSCHED_TX_REFUSED;
+    all.push_back(*pairs);
+  }
+  IRRewriter rewriter(f.getContext());
+  for (auto [loop, pairs] : llvm::zip(loops, all)) {
+    AffineForOp current = loop;
+    for (Pair &p : pairs) {
+      rewriter.setInsertionPoint(current);
+      Operation *init = rewriter.clone(*p.load.getOperation());
+      Value stored = p.store.getValueToStore();
+      auto replaced = current.replaceWithAdditionalYields(
+          rewriter, init->getResult(0), /*replaceInitOperandUsesInLoop=*/false,
+          [&](OpBuilder &, Location, ArrayRef<BlockArgument>) { return SmallVector<Value>{stored}; });
+      if (failed(replaced))
+        return report.fail("MLIR's replaceWithAdditionalYields failed on " + n);
+      auto next = cast<AffineForOp>(replaced->getOperation());
+      BlockArgument acc = next.getRegionIterArgs().back();
+      rewriter.replaceAllUsesWith(p.load.getResult(), acc);
+      rewriter.eraseOp(p.load);
+      rewriter.setInsertionPointAfter(next);
+      auto after = cast<AffineStoreOp>(rewriter.clone(*p.store.getOperation()));
+      after.getValueMutable().assign(next.getResults().back());
+      rewriter.eraseOp(p.store);
+      setName(next, n);
+      current = next;
+    }
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+} // extern "C"
