@@ -91,3 +91,22 @@ fn missing_and_corrupt_models_are_errors() {
     assert!(e.to_string().contains("corrupt.onnx"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_model_of_an_earlier_layout_is_not_asked_about_later_kinds() {
+    use affine_autosched::features::layout;
+    use affine_autosched::schedule::Stage;
+    use affine_autosched::search::{beam_search, SearchConfig};
+    let model = CostModel::load(&root().join("onnx/model.onnx")).unwrap();
+    // The shipped model predates accumulate (layout version 2): it is given version 1's
+    // columns (the parity test above), and the search skips that stage for it.
+    assert_eq!(model.layout_version(), 1);
+    assert!(layout::LAYOUT_VERSION >= 2);
+    assert!(model.knows(Stage::Tile) && !model.knows(Stage::Accumulate));
+    let module = LoadedModule::from_file(&root().join("test-mlir/transform-interchange.mlir")).unwrap();
+    let func = module.functions()[0];
+    let program = ir::analyze_function(func).unwrap().program;
+    let result = beam_search(func, &program, &model, SearchConfig { beam_width: 4, max_depth: 8 }).unwrap();
+    assert!(result.ranked.len() > 10);
+    assert!(result.ranked.iter().all(|s| !s.schedule.to_string().contains("accumulate")));
+}

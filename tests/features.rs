@@ -192,6 +192,19 @@ fn interchange_unroll_and_vectorize_tag_their_loops() {
 }
 
 #[test]
+fn accumulation_tags_its_loop_and_jams_tag_the_register_tile() {
+    let progs = programs("transform-interchange.mlir");
+    let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");
+    let f = feat(p, "accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8)");
+    assert_eq!(lf(&f, 0, 2, "accumulated"), 1.0);
+    assert_eq!(lf(&f, 0, 1, "accumulated"), 0.0);
+    assert_eq!(lf(&f, 0, 1, "unroll_factor"), log(16.0));
+    assert_eq!(lf(&f, 0, 0, "unroll_factor"), log(8.0));
+    // Without the step, the field is 0 (and a model of layout version 1 never sees it).
+    assert_eq!(lf(&feat(p, ""), 0, 2, "accumulated"), 0.0);
+}
+
+#[test]
 fn fusion_merges_the_trees_and_tags_the_fused_loops() {
     let progs = programs("transform-fuse.mlir");
     let p = progs.iter().find(|p| p.function == "producer_consumer").unwrap();
