@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The gemm ladder: what each step of a schedule contributes on a 1024x1024x1024 f32 gemm
+# (benchmarks/kernels/gemm-1024.mlir), every rung a variant of ONE run of the measuring
+# driver (interleaved, same seeded inputs, outputs checked against the naive nest), with
+# OpenBLAS's sgemm on the same buffers as the ceiling. Writes benchmarks/showcase/LADDER.md.
+# Needs a quiet machine (stop the data generator first).
+#   bash benchmarks/gemm-ladder.sh [REPS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-5}
+threads=2
+autosched=build/cargo/release/autosched
+kernel=benchmarks/kernels/gemm-1024.mlir
+[[ -x $autosched ]] || { echo "build first: bash scripts/setup.sh" >&2; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# Rungs: label|schedule. Two paths from the naive i-j-k nest: the vectorized i-k-j order
+# (the showcase schedule), and register accumulation with a register tile.
+rungs=(
+  "ikj|interchange(L0, L0.0.0, L0.0)"
+  "ikj+tile|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256)"
+  "ikj+tile+par|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256); parallelize(L0.t)"
+  "showcase|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256); unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0:16)"
+  "tile+acc|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0)"
+  "tile+acc+jam16|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16)"
+  "tile+acc+8x16|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8)"
+  "tile+acc+8x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
+  "tile+acc+4x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:4); parallelize(L0.t)"
+)
+variants=()
+table=""
+for r in "${rungs[@]}"; do
+  label=${r%%|*}; schedule=${r#*|}
+  "$autosched" apply "$kernel" --schedule "$schedule" -o "$tmp/$label.mlir" 2>/dev/null
+  variants+=(--variant "$label=$tmp/$label.mlir")
+  table+="| $label | \`$schedule\` |"$'\n'
+done
+"$autosched" c-wrapper "$kernel" --function gemm_1024 -o "$tmp/wrapper.c"
+cat > "$tmp/blas.c" <<'C'
+#include <cblas.h>
+void gemm_1024(float A[1024][1024], float B[1024][1024], float C[1024][1024]) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1024, 1024, 1024, 1.0f, &A[0][0], 1024,
+              &B[0][0], 1024, 1.0f, &C[0][0], 1024);
+}
+C
+clang-22 -O3 -march=native -fopenmp -fPIC -shared "$tmp/wrapper.c" "$tmp/blas.c" -lopenblas -o "$tmp/blas.so"
+variants+=(--variant "openblas=$tmp/blas.so")
+
+out=$(OPENBLAS_NUM_THREADS=$threads OPENBLAS_THREAD_TIMEOUT=4 "$autosched" run "$kernel" --threads "$threads" \
+        --reps "$reps" --warmup 1 --flops 2147483648 --normalized-tolerance 1e-3 "${variants[@]}")
+echo "$out"
+cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+{
+  echo "# The gemm ladder: 1024x1024x1024 f32"
+  echo
+  echo "Reproduce: \`bash benchmarks/gemm-ladder.sh\` (quiet machine). Machine: $cpu, $(nproc) cores;"
+  echo "$(date -u +%Y-%m-%d); OMP_NUM_THREADS=$threads (OpenBLAS: as many threads). Every rung is a"
+  echo "variant of one run of the measuring driver, interleaved, median of $reps timed runs after one"
+  echo "warm-up; outputs checked against the naive nest (bitwise for ours; within 1e-3 of the largest"
+  echo "value for OpenBLAS, which sums in another order)."
+  echo
+  echo '```'
+  echo "$out"
+  echo '```'
+  echo
+  echo "| rung | schedule |"
+  echo "|---|---|"
+  printf '%s' "$table"
+  echo "| openblas | \`cblas_sgemm\` (Debian's libopenblas, pthreads) |"
+} > benchmarks/showcase/LADDER.md
+echo "wrote benchmarks/showcase/LADDER.md"
