@@ -12,6 +12,7 @@
 #include "Transforms.h"
 
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -33,6 +34,15 @@ struct Pair {
 FailureOr<SmallVector<Pair>> pairsIn(AffineForOp loop, StringRef name, const Report &report) {
   if (failed(accessesIn(loop, report)))
     return failure();
+  // The accumulator is loaded before the loop and stored after it whether or not the loop
+  // runs: the loop must run, or the element (C[i - 1] at i = 0 of a triangular nest) may be
+  // one the program never touches.
+  std::optional<uint64_t> trips = getConstantTripCount(loop);
+  if (!trips || *trips == 0)
+    return report.refuse(name.str() + " has no constant trip count of at least one: the "
+                                      "accumulator's load before it and store after it would "
+                                      "touch an element even when it does not run"),
+           failure();
   auto invariant = [&](Operation *op) {
     return llvm::all_of(op->getOperands().drop_front(isa<AffineStoreOp>(op) ? 2 : 1),
                         [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
