@@ -12,7 +12,9 @@
 #include "Transforms.h"
 
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/AffineStructures.h"
 #include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/Utils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -30,6 +32,34 @@ struct Pair {
   AffineStoreOp store;
 };
 
+/// Whether `loop` runs at least once whenever the loops around it run: no lower bound
+/// expression reaches an upper one anywhere in their iteration domain (a tile's point loop
+/// from t to min(t + 64, N) always runs; j from 0 to i does not at i = 0).
+bool alwaysRuns(AffineForOp loop) {
+  if (std::optional<uint64_t> trips = getConstantTripCount(loop))
+    return *trips > 0;
+  SmallVector<Operation *> outer;
+  getEnclosingAffineOps(*loop.getOperation(), &outer);
+  FlatAffineValueConstraints domain;
+  if (failed(getIndexSet(outer, &domain)))
+    return false;
+  AffineMap lbs = loop.getLowerBoundMap(), ubs = loop.getUpperBoundMap();
+  for (unsigned j = 0; j < lbs.getNumResults(); ++j)
+    for (unsigned k = 0; k < ubs.getNumResults(); ++k) {
+      // An outer iteration where lb_j >= ub_k: x = lb_j and x >= ub_k.
+      FlatAffineValueConstraints cst(domain);
+      unsigned x = cst.appendDimVar(1);
+      if (failed(cst.addBound(presburger::BoundType::EQ, x, lbs.getSubMap({j}),
+                              loop.getLowerBoundOperands())) ||
+          failed(cst.addBound(presburger::BoundType::LB, x, ubs.getSubMap({k}),
+                              loop.getUpperBoundOperands())))
+        return false;
+      if (!cst.isEmpty())
+        return false;
+    }
+  return true;
+}
+
 /// The pairs of `loop` whose subscripts are defined outside it, or a refusal.
 FailureOr<SmallVector<Pair>> pairsIn(AffineForOp loop, StringRef name, const Report &report) {
   if (failed(accessesIn(loop, report)))
@@ -37,11 +67,10 @@ FailureOr<SmallVector<Pair>> pairsIn(AffineForOp loop, StringRef name, const Rep
   // The accumulator is loaded before the loop and stored after it whether or not the loop
   // runs: the loop must run, or the element (C[i - 1] at i = 0 of a triangular nest) may be
   // one the program never touches.
-  std::optional<uint64_t> trips = getConstantTripCount(loop);
-  if (!trips || *trips == 0)
-    return report.refuse(name.str() + " has no constant trip count of at least one: the "
-                                      "accumulator's load before it and store after it would "
-                                      "touch an element even when it does not run"),
+  if (!alwaysRuns(loop))
+    return report.refuse(name.str() + " may not run for some iterations of the loops around "
+                                      "it: the accumulator's load before it and store after "
+                                      "it would touch an element the loop does not"),
            failure();
   auto invariant = [&](Operation *op) {
     return llvm::all_of(op->getOperands().drop_front(isa<AffineStoreOp>(op) ? 2 : 1),

@@ -19,10 +19,11 @@ extern "C" {
 /// accumulator: loaded once before the loop, carried as a value, stored once after it.
 /// Unroll-and-jam of the loops around it then keeps a register tile of accumulators.
 ///
-/// Refuses a loop without a constant trip count of at least one (the accumulator is loaded
-/// and stored whether or not the loop runs); one with no such pair; one where anything else in the loop touches the
-/// memref of a pair (another load or store of it, a vector transfer, a call: its element
-/// would be read or written behind the accumulator); and one holding an operation with
+/// Refuses a loop that may not run for some iterations of the loops around it (the
+/// accumulator is loaded and stored whether or not the loop runs); one with no such pair;
+/// one where anything else in the loop touches the memref of a pair (another load or store
+/// of it, a vector transfer, a call: its element would be read or written behind the
+/// accumulator); and one holding an operation with
 /// memory effects the analysis cannot see. Distinct memrefs are taken not to alias, as
 /// MLIR's affine dependence analysis does.
 int32_t autosched_tx_accumulate(MlirOperation func, const char *name,
