@@ -379,6 +379,30 @@ int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
 
 unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
 
+FailureOr<bool> carriesWithin(AffineForOp loop, int64_t span,
+                              function_ref<bool(Operation *, Operation *)> pick,
+                              const Report &report) {
+  unsigned pos = depthOf(loop);
+  auto accesses = accessesIn(loop, report);
+  if (failed(accesses))
+    return failure();
+  for (auto *src : *accesses)
+    for (auto *dst : *accesses) {
+      if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+          (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)) ||
+          !pick(src, dst))
+        continue;
+      auto dep = exactDependence(src, dst, pos + 1, /*decide=*/false);
+      if (failed(dep))
+        return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                             nameOf(loop)),
+               failure();
+      if (*dep && mayHave(**dep, {{pos, 1, span - 1}}))
+        return true;
+    }
+  return false;
+}
+
 } // namespace autosched
 
 using namespace autosched;

@@ -138,6 +138,16 @@ int32_t checkParallel(mlir::affine::AffineForOp loop, mlir::StringRef name,
 
 unsigned depthOf(mlir::affine::AffineForOp l);
 
+/// Whether `loop` carries a dependence, between a pair of its accesses that `pick` selects
+/// (one of them a write, the same memref), at a distance in [1, span - 1] values of its
+/// induction variable: a dependence that would stay inside one group of `span` (a vector
+/// of lanes, the copies of an unroll-and-jam). Failure (refused through `report`) when the
+/// accesses cannot be analysed.
+mlir::FailureOr<bool>
+carriesWithin(mlir::affine::AffineForOp loop, int64_t span,
+              llvm::function_ref<bool(mlir::Operation *src, mlir::Operation *dst)> pick,
+              const Report &report);
+
 } // namespace autosched
 
 #endif // AFFINE_AUTOSCHED_TRANSFORMS_H

@@ -9,7 +9,6 @@
 #include "Transforms.h"
 
 #include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
-#include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
 #include "mlir/IR/Builders.h"
@@ -82,25 +81,18 @@ int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
   // inner distance can be negative.
   const int64_t span = factor * loop.getStepAsInt();
   if (!beside.empty()) {
-    auto accesses = accessesIn(loop, report);
-    if (failed(accesses))
+    auto carries = carriesWithin(
+        loop, span,
+        [&](Operation *src, Operation *dst) {
+          return llvm::is_contained(beside, src) || llvm::is_contained(beside, dst);
+        },
+        report);
+    if (failed(carries))
       return AUTOSCHED_TX_REFUSED;
-    for (auto *src : *accesses)
-      for (auto *dst : *accesses) {
-        if (!llvm::is_contained(beside, src) && !llvm::is_contained(beside, dst))
-          continue;
-        if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
-            (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
-          continue;
-        auto dep = exactDependence(src, dst, d + 1, /*decide=*/false);
-        if (failed(dep))
-          return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
-                               nameOf(loop));
-        if (*dep && mayHave(**dep, {{d, 1, span - 1}}))
-          return report.refuseDependence("unroll-and-jam of " + nameOf(loop) + " would reorder "
-                                         "an access beside its inner loop with another "
-                                         "iteration of its group");
-      }
+    if (*carries)
+      return report.refuseDependence("unroll-and-jam of " + nameOf(loop) + " would reorder "
+                                     "an access beside its inner loop with another "
+                                     "iteration of its group");
   }
   for (auto &dep : *deps) {
     SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
