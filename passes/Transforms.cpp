@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Affine/Analysis/Utils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
@@ -311,6 +312,21 @@ FailureOr<std::optional<Dependence>> exactDependence(Operation *src, Operation *
       Dependence{std::move(pieces), source, getNumCommonSurroundingLoops(*src, *dst)});
 }
 
+/// Whether `op` only makes or frees a buffer that lives inside `root` (a pack's copy): it
+/// touches no memory the accesses around it can see.
+static bool isLocalBuffer(Operation *op, Operation *root) {
+  if (isa<memref::AllocOp, memref::AllocaOp>(op))
+    return true;
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+    return definedInside(dealloc.getMemref(), root);
+  return false;
+}
+
+bool definedInside(Value v, Operation *root) {
+  Operation *def = v.getDefiningOp();
+  return def && root->isProperAncestor(def);
+}
+
 FailureOr<SmallVector<Operation *>> accessesIn(Operation *root, const Report &report) {
   SmallVector<Operation *> accesses;
   bool opaque = false;
@@ -318,7 +334,7 @@ FailureOr<SmallVector<Operation *>> accessesIn(Operation *root, const Report &re
     if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op))
       accesses.push_back(op);
     else if (!isa<AffineForOp, AffineParallelOp, AffineIfOp, AffineYieldOp, AffineApplyOp>(op) &&
-             !isMemoryEffectFree(op))
+             !isMemoryEffectFree(op) && !isLocalBuffer(op, root))
       opaque = true;
   });
   if (opaque)
@@ -364,7 +380,10 @@ int32_t checkParallel(AffineForOp loop, StringRef name, const Report &report) {
     return AUTOSCHED_TX_REFUSED;
   for (auto *src : *accesses)
     for (auto *dst : *accesses) {
+      // A buffer allocated inside the loop is a new one in every iteration: nothing flows
+      // through it from one iteration to another.
       if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
+          definedInside(MemRefAccess(src).memref, loop) ||
           (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)))
         continue;
       auto dep = exactDependence(src, dst, d, /*decide=*/true);

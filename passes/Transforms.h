@@ -118,8 +118,13 @@ mlir::FailureOr<std::optional<Dependence>> exactDependence(mlir::Operation *src,
                                                            mlir::Operation *dst,
                                                            unsigned depth, bool decide);
 
+/// Whether `v` is defined by an operation nested in `root` (a buffer a pack allocated
+/// there).
+bool definedInside(mlir::Value v, mlir::Operation *root);
+
 /// The accesses inside `root`, or a refusal when an operation with memory effects the
 /// analysis cannot see (a call, a vector transfer, a non-affine access) is among them.
+/// Allocating a buffer, and freeing one allocated inside `root`, are not such operations.
 mlir::FailureOr<mlir::SmallVector<mlir::Operation *>> accessesIn(mlir::Operation *root,
                                                                  const Report &report);
 

@@ -139,9 +139,14 @@ fn a_batch_splits_into_modules_by_variant_number() {
 /// every kind of step the search can take is reached.
 #[test]
 fn sampler_walks_the_search_space() {
-    use affine_autosched::search::candidates::{candidates, STAGES};
+    use affine_autosched::search::candidates::{candidates, combinations, STAGES};
+    // A step of the walk is a candidate of a stage, or a step of one of its combinations (a
+    // register tile's jams are not single candidates).
     let stage_of = |program: &ir::Program, prefix: &Schedule, t: &affine_autosched::schedule::Transform| {
-        STAGES.iter().position(|st| candidates(program, prefix, *st).contains(t))
+        STAGES.iter().position(|st| {
+            let single = candidates(program, prefix, *st);
+            single.contains(t) || combinations(program, prefix, *st, &single).iter().any(|c| c.contains(t))
+        })
     };
     let mut kinds_seen = BTreeSet::new();
     let mut kinds_possible = BTreeSet::new();

@@ -122,6 +122,27 @@ fn accumulation_executes_equivalently() {
 }
 
 #[test]
+fn packing_executes_equivalently() {
+    // B's box under the j point loop, over a partial last tile (48 = 2 x 20 + 8).
+    equivalent("transform-pack.mlir", "gemm", "tile(L0:16, L0.0:20); pack(L0.0, %arg1)");
+    // Both inputs under three tile loops (32 = 2 x 12 + 8 along k), a register tile with a
+    // clean-up loop, a parallel tile loop around the copies.
+    equivalent(
+        "transform-pack.mlir",
+        "gemm",
+        "tile(L0:16, L0.0:16, L0.0.0:12); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:3); parallelize(L0.t)",
+    );
+    // A triangular kernel: under i, the rows j <= i of A (the box is bounded by the buffer).
+    equivalent("syrk.mlir", "syrk", "pack(L0.1, %arg3)");
+    equivalent("syrk.mlir", "syrk", "pack(L0.1.0, %arg3); parallelize(L0)");
+    // A convolution: the weights of one output channel, the input window of one output row.
+    equivalent("conv2d.mlir", "conv2d", "pack(L0.0.0, %arg1); pack(L0.0.0.0, %arg0)");
+    // A stencil under a time loop: the sweep that reads A and writes B, row by row.
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "pack(L0.0, %arg0)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "tile(L0.1:16); pack(L0.0.0, %arg0); pack(L0.1, %arg1)");
+}
+
+#[test]
 fn fusion_executes_equivalently() {
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2)");
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 1)");

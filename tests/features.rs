@@ -205,6 +205,26 @@ fn accumulation_tags_its_loop_and_jams_tag_the_register_tile() {
 }
 
 #[test]
+fn packing_counts_the_packed_loads_and_the_elements_of_their_copies() {
+    let progs = programs("transform-interchange.mlir");
+    let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");
+    // 64 x 48 x 32: under L0 (i, one tile of 16), A[i][k] is 16 x 32 and B[k][j] over the j
+    // tile of 20 is 32 x 20.
+    let f = feat(p, "tile(L0:16, L0.0:20); pack(L0, %arg0); pack(L0, %arg1)");
+    assert_eq!(lf(&f, 0, 0, "packed_loads"), log(2.0));
+    assert_eq!(lf(&f, 0, 0, "packed_elements"), log(16.0 * 32.0 + 32.0 * 20.0));
+    assert_eq!(lf(&f, 0, 1, "packed_loads"), 0.0);
+    // Under j's point loop: i is fixed, j takes its tile.
+    let g = feat(p, "tile(L0:16, L0.0:20); pack(L0.0, %arg1)");
+    assert_eq!(lf(&g, 0, 1, "packed_loads"), log(1.0));
+    assert_eq!(lf(&g, 0, 1, "packed_elements"), log(32.0 * 20.0));
+    // Under the j tile loop: every j tile, so all of B.
+    let h = feat(p, "tile(L0:16, L0.0:20); pack(L0.0.t, %arg1)");
+    assert_eq!(lf(&h, 0, 1, "packed_elements"), log(32.0 * 48.0));
+    assert_eq!(lf(&feat(p, ""), 0, 0, "packed_loads"), 0.0);
+}
+
+#[test]
 fn fusion_merges_the_trees_and_tags_the_fused_loops() {
     let progs = programs("transform-fuse.mlir");
     let p = progs.iter().find(|p| p.function == "producer_consumer").unwrap();

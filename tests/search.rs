@@ -226,7 +226,8 @@ fn the_beam_keeps_the_best_and_drops_what_the_evaluator_drops() {
         assert_eq!(best.steps.len(), 2, "width {width}: the shortest of the best: {best}");
         assert!(r.ranked.iter().all(|s| !s.schedule.to_string().contains("unroll")));
         // One call for the identity and at most one per stage.
-        assert!(rule.calls <= 7, "{} calls", rule.calls);
+        let stages = affine_autosched::schedule::STAGES.len();
+        assert!(rule.calls <= 1 + stages, "{} calls for {stages} stages", rule.calls);
         for s in &r.ranked {
             transform::check(f, &s.schedule).unwrap_or_else(|e| panic!("{}: {e}", s.schedule));
         }

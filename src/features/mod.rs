@@ -169,7 +169,7 @@ fn computation_vector(
             v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
         }
         // What each kind of step left on this loop (its section of the layout).
-        crate::schedule::kinds::loop_features(sched, &LoopAt { live, point, tile }, &mut |name, x| v[f(name)] = x);
+        crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, comp, level }, &mut |name, x| v[f(name)] = x);
     }
 
     let accesses: Vec<(&Access, bool)> =

@@ -26,7 +26,7 @@ use crate::ir;
 use crate::measure::{self, Entry, Library, MeasureConfig, MeasureError};
 use crate::mlir::LoadedModule;
 use crate::options::{self, Evaluator};
-use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, LoopName, Parallelize, Schedule, Tile, Transform, Unroll, Vectorize};
+use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, LoopName, Pack, Parallelize, Schedule, Tile, Transform, Unroll, Vectorize};
 use crate::search::{self, OptimizeConfig, SearchConfig};
 use crate::transform::{self, Prefix, TransformError};
 use gen::FuzzProgram;
@@ -302,7 +302,7 @@ fn random_schedule(func: ir::mlir::Op, base: &Oracle, rng: &mut Rng, max_steps: 
         if accepted.steps.len() >= want {
             break;
         }
-        let Some(step) = propose(&loops, rng) else { break };
+        let Some(step) = propose(&loops, o.buffers, rng) else { break };
         log::debug!("{}: {mode}: {accepted} + {step}?", rec.id);
         let result = prefix.check(std::slice::from_ref(&step));
         let (verdict, after) = o.judge(&step);
@@ -344,7 +344,7 @@ fn name(s: &str) -> LoopName {
 
 /// A random step over the loops of the current tree (now and then one naming a loop that
 /// does not exist, or a band that is not one, to exercise the refusals).
-fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
+fn propose(loops: &[LoopInfo], buffers: usize, rng: &mut Rng) -> Option<Transform> {
     if loops.is_empty() {
         return None;
     }
@@ -352,7 +352,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
     let open: Vec<&LoopInfo> = loops.iter().filter(|l| !l.parallel).collect();
     for _ in 0..20 {
         let l = if open.is_empty() || rng.chance(0.03) { rng.pick(loops) } else { *rng.pick(&open) };
-        let step = match rng.below(14) {
+        let step = match rng.below(15) {
             0 => {
                 let cands: Vec<&LoopInfo> = loops.iter().filter(|l| l.children > 1).collect();
                 (!cands.is_empty()).then(|| Transform::Distribute(Distribute { target: name(&rng.pick(&cands).name) }))
@@ -408,6 +408,7 @@ fn propose(loops: &[LoopInfo], rng: &mut Rng) -> Option<Transform> {
                 })
             }
             12 => Some(Transform::Accumulate(Accumulate { target: name(&l.name) })),
+            13 => Some(Transform::Pack(Pack { target: name(&l.name), argument: rng.below(buffers.max(1) + 1) })),
             _ => {
                 // A loop that does not exist, or an unroll of a tile loop that may not.
                 if rng.chance(0.5) {

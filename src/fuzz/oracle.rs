@@ -18,7 +18,7 @@
 //! the point: it decides by enumeration, not by analysis.
 
 use super::gen::FuzzProgram;
-use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, Parallelize, Tile, Transform, Unroll, Vectorize};
+use crate::schedule::{Accumulate, Distribute, Fuse, Interchange, Pack, Parallelize, Tile, Transform, Unroll, Vectorize};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -103,6 +103,10 @@ pub struct Oracle {
     writes: Vec<bool>,
     /// Event indices per address, in original order.
     groups: Vec<Vec<u32>>,
+    /// The buffer (the function's argument) of each address group.
+    group_buf: Vec<usize>,
+    /// The function's buffers (arguments).
+    pub buffers: usize,
     /// A readable name for each event (for the report).
     what: Vec<(u32, u32)>,
     statements: Vec<String>,
@@ -121,6 +125,8 @@ impl Oracle {
             events: Vec::new(),
             writes: Vec::new(),
             groups: Vec::new(),
+            group_buf: Vec::new(),
+            buffers: p.buffers.len(),
             what: Vec::new(),
             statements: Vec::new(),
             dead_code: false,
@@ -153,6 +159,7 @@ impl Oracle {
                 let g = *by_addr.entry(addr).or_insert(n);
                 if g as usize == o.groups.len() {
                     o.groups.push(Vec::new());
+                    o.group_buf.push(a.buf);
                 }
                 o.groups[g as usize].push(o.events.len() as u32);
                 o.events.push(Event { levels: levels.clone(), acc: acc as i32, lane: -1 });
@@ -179,12 +186,15 @@ impl Oracle {
     /// Judges `step` on the current program; when it has a meaning here, also returns the
     /// state after it (to [`Oracle::commit`] when the pass accepted the step).
     pub fn judge(&mut self, step: &Transform) -> (Verdict, Option<EventsAfter>) {
-        if let Transform::Accumulate(Accumulate { target }) = step {
-            match self.accumulate_conflict(target.as_str()) {
-                Ok(None) => {}
-                Ok(Some(why)) => return (Verdict::Illegal(why), None),
-                Err(why) => return (Verdict::Unknown(why), None),
-            }
+        let conflict = match step {
+            Transform::Accumulate(Accumulate { target }) => Some(self.accumulate_conflict(target.as_str())),
+            Transform::Pack(Pack { target, argument }) => Some(self.pack_conflict(target.as_str(), *argument)),
+            _ => None,
+        };
+        match conflict {
+            Some(Ok(Some(why))) => return (Verdict::Illegal(why), None),
+            Some(Err(why)) => return (Verdict::Unknown(why), None),
+            Some(Ok(None)) | None => {}
         }
         let after = match self.rewrite(step) {
             Ok(events) => events,
@@ -408,6 +418,32 @@ impl Oracle {
         Ok(None)
     }
 
+    /// Packing reads, before the loop starts, every element of the buffer that the loop
+    /// will read: legal unless the loop writes the buffer (a read would see the value from
+    /// before the write). Not defined when the loop does not read the buffer.
+    fn pack_conflict(&self, target: &str, buffer: usize) -> Result<Option<String>, String> {
+        let id = self.require(target)?;
+        let mut reads = false;
+        for (g, events) in self.groups.iter().enumerate() {
+            if self.group_buf[g] != buffer {
+                continue;
+            }
+            for &e in events {
+                if Self::level_of(&self.events[e as usize], id).is_none() {
+                    continue;
+                }
+                if self.writes[e as usize] {
+                    return Ok(Some(format!("{} is inside {target}, which reads the copy of its buffer", self.describe(e))));
+                }
+                reads = true;
+            }
+        }
+        if !reads {
+            return Err(format!("{target} does not read buffer {buffer}"));
+        }
+        Ok(None)
+    }
+
     /// The timestamps after `step`, or why the oracle gives it no meaning.
     fn rewrite(&mut self, step: &Transform) -> Result<Vec<Event>, String> {
         let mut after = self.events.clone();
@@ -503,6 +539,11 @@ impl Oracle {
             }
             Transform::Accumulate(Accumulate { target }) => {
                 // Judged by `accumulate_conflict`; the order of every access stays.
+                self.require(target.as_str())?;
+            }
+            Transform::Pack(Pack { target, .. }) => {
+                // Judged by `pack_conflict`: the loop's reads of the buffer move to just
+                // before it, where no write of the loop comes between.
                 self.require(target.as_str())?;
             }
             Transform::Parallelize(Parallelize { target }) => {

@@ -24,13 +24,16 @@
 //! vectorize(L0.0.0:8)              vectorize an innermost loop with 8 lanes
 //! accumulate(L0.0.0)               keep each element loaded and stored in L0.0.0 (C[i][j] in
 //!                                  the k loop) in a register: loaded before, stored after
+//! pack(L0.0, %arg1)                copy what L0.0 reads of argument 1 into a local buffer
+//!                                  before it, and read the copy
 //! ```
 
 pub mod kinds;
 pub mod tree;
 
 pub use kinds::{
-    Accumulate, Distribute, Fuse, Interchange, Parallelize, Stage, Tile, Transform, TransformKind, Unroll, Vectorize, STAGES,
+    Accumulate, Distribute, Fuse, Interchange, Pack, Parallelize, Stage, Tile, Transform, TransformKind, Unroll, Vectorize,
+    STAGES,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -246,6 +249,11 @@ impl Parser<'_> {
         tok.parse().or_else(|e: String| self.err(at, e))
     }
 
+    /// The next word (letters, digits, `.`, `_`, `-`), possibly empty.
+    pub(crate) fn word(&mut self) -> String {
+        self.token().1.to_string()
+    }
+
     pub(crate) fn number(&mut self, what: &str, min: u64, max: u64) -> Result<u64, ParseError> {
         let (at, tok) = self.token();
         let tok = tok.to_string();
@@ -331,9 +339,11 @@ mod tests {
     #[test]
     fn every_kind_round_trips() {
         let text = "fuse(L0, L1, 2); interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0:64, L0.0.0:16); \
-                    unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8); distribute(L1.0)";
+                    unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8); distribute(L1.0); \
+                    accumulate(L0.0.0); pack(L0.0.t, %arg12)";
         let s: Schedule = text.parse().unwrap();
-        assert_eq!(s.steps.len(), 7);
+        assert_eq!(s.steps.len(), 9);
+        assert_eq!(s.steps[8], Transform::Pack(Pack { target: l("L0.0.t"), argument: 12 }));
         assert_eq!(s.to_string(), text);
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
         assert_eq!(
@@ -378,6 +388,11 @@ mod tests {
         assert!(e.message.contains("expected ';' between steps"), "{e}");
         let e = error("parallelize(L0");
         assert!(e.message.contains("found the end"), "{e}");
+        let e = error("pack(L0, %A)");
+        assert!(e.message.contains("expected a function argument as %arg<N>"), "{e}");
+        assert_eq!(e.column, 11, "{e}");
+        let e = error("pack(L0)");
+        assert!(e.message.contains("expected ',' and the argument to pack after L0"), "{e}");
         assert_eq!(e.to_string(), format!("schedule:{}: {}", e.column, e.message));
     }
 

@@ -43,6 +43,9 @@ pub struct LoopAt {
     pub live: LoopId,
     pub point: Ent,
     pub tile: Ent,
+    /// The computation, and the level of the loop in its original nest (outermost 0).
+    pub comp: CompId,
+    pub level: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -50,7 +50,7 @@ impl TransformKind for Accumulate {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         set("accumulated", tree.tag(at.point, Stage::Accumulate).is_some() as u8 as f64);
     }
 

@@ -101,7 +101,7 @@ impl TransformKind for Distribute {
         Ok(())
     }
 
-    fn features(_tree: &Scheduled, _at: &LoopAt, _set: &mut dyn FnMut(&'static str, f64)) {}
+    fn features(_program: &Program, _tree: &Scheduled, _at: &LoopAt, _set: &mut dyn FnMut(&'static str, f64)) {}
 
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();

@@ -112,7 +112,7 @@ impl TransformKind for Fuse {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         set("fused", tree.tag(Ent::point(at.live), Stage::Fuse).is_some() as u8 as f64);
     }
 

@@ -62,7 +62,7 @@ impl TransformKind for Interchange {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         set("interchanged", tree.tag(at.point, Stage::Interchange).is_some() as u8 as f64);
     }
 

@@ -55,7 +55,7 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     /// What the step does to the scheduled loop tree (and the tags it leaves there).
     fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError>;
     /// The kind's loop features for one original loop of a computation (`at`), by name.
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64));
+    fn features(program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64));
     /// The candidate steps of this kind for the tree after a schedule, in a deterministic
     /// order (only candidates: the search keeps those the C++ layer accepts).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self>;
@@ -247,8 +247,8 @@ macro_rules! registry {
         }
 
         /// Every kind's loop features for one original loop of a computation.
-        pub(crate) fn loop_features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
-            $(<$variant as TransformKind>::features(tree, at, set);)*
+        pub(crate) fn loop_features(program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+            $(<$variant as TransformKind>::features(program, tree, at, set);)*
         }
     };
 }
@@ -258,6 +258,7 @@ registry! {
     Fuse => fuse,
     Interchange => interchange,
     Tile => tile,
+    Pack => pack,
     Accumulate => accumulate,
     Unroll => unroll,
     Parallelize => parallelize,
@@ -351,5 +352,9 @@ mod tests {
         let v2: Vec<&str> = layout::loop_fields_at(2).iter().map(|(n, _)| *n).collect();
         assert_eq!(v2.len(), v1.len() + 1);
         assert_eq!(v2[14], "accumulated");
+        // Version 3 adds pack's two fields after the tile loop's, before accumulate's.
+        let v3: Vec<&str> = layout::loop_fields_at(3).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v3[14..17], ["packed_loads", "packed_elements", "accumulated"]);
+        assert_eq!(v3.len(), v2.len() + 2);
     }
 }

@@ -46,7 +46,7 @@ impl TransformKind for Parallelize {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         set("parallel", tree.tag(at.point, Stage::Parallelize).is_some() as u8 as f64);
         set("tile_loop_parallel", tree.tag(at.tile, Stage::Parallelize).is_some() as u8 as f64);
     }

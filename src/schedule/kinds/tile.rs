@@ -90,7 +90,7 @@ impl TransformKind for Tile {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         if let Some(size) = tree.tag(at.point, Stage::Tile) {
             set("tiled", 1.0);
             set("tile_size", size as f64);

@@ -61,7 +61,7 @@ impl TransformKind for Unroll {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         if let Some(u) = tree.tag(at.point, Stage::Unroll) {
             set("unrolled", 1.0);
             set("unroll_factor", u as f64);

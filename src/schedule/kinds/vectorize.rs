@@ -54,7 +54,7 @@ impl TransformKind for Vectorize {
         Ok(())
     }
 
-    fn features(tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+    fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         if let Some(w) = tree.tag(at.point, Stage::Vectorize).or(tree.tag(at.tile, Stage::Vectorize)) {
             set("vectorized", 1.0);
             set("vector_width", w as f64);

@@ -1,0 +1,36 @@
+//===- Pack.h - Packing: copy a tile of a buffer into a local one -*- C -*-===//
+//
+// The C entry of the pack kind (passes/kinds/Pack.cpp), called from
+// src/schedule/kinds/pack.rs through the bindings that build.rs generates.
+//
+//===----------------------------------------------------------------------===//
+#ifndef AFFINE_AUTOSCHED_KINDS_PACK_H
+#define AFFINE_AUTOSCHED_KINDS_PACK_H
+
+#include "TransformsFFI.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Before every loop named `name`, copies the part of the function's memref argument
+/// `argument` that the loop reads (the bounding box of its loads, for the current
+/// iterations of the loops around it) into a local buffer of that box's constant shape,
+/// and makes the loop read the buffer; the buffer is allocated just before the loop and
+/// freed just after it. MLIR's generateCopyForMemRegion makes the copy.
+///
+/// Refuses (dependence) a loop that writes the memref: the copy would go stale. Refuses a
+/// loop that does not read it; one that touches it other than through affine.load (vector
+/// loads: pack before vectorizing; calls, views); one holding an operation with memory
+/// effects the analysis cannot see; a box whose size is not a constant (it depends on a
+/// loop around or a symbol) or is over the size limit; an argument that is not a memref of
+/// identity layout. Distinct memrefs are taken not to alias, as MLIR's affine dependence
+/// analysis does.
+int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument,
+                          AutoschedTxReportFn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // AFFINE_AUTOSCHED_KINDS_PACK_H

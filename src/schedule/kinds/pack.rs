@@ -1,0 +1,204 @@
+//! `pack(L0.0, %arg1)`: packing. Before the loop, the part of the function's argument
+//! `%arg1` that the loop reads (the bounding box of its loads over the loop's whole run, for
+//! the current iterations of the loops around it) is copied into a local buffer, and the
+//! loop reads the copy: a tile of a matrix becomes contiguous, with no TLB or cache-set
+//! conflicts between its rows (MLIR's affine data copy generation makes the copy; the
+//! buffer keeps the order of the dimensions). On a tiled contraction, packing at the first
+//! point loop under the tile loops copies one tile of each input per tile iteration.
+//!
+//! Features: per loop level of a computation, how many of its loads read a buffer packed at
+//! that level's loop or tile loop, and how many elements those copies hold (their boxes,
+//! computed from the access matrices and the loop ranges inside the packed loop).
+
+use super::{Names, Stage, TransformKind};
+use crate::features::layout::Kind as FieldKind;
+use crate::ir::{Access, BufferOrigin, CompId, Program};
+use crate::schedule::tree::{Kid, LoopAt, Scheduled, TreeError};
+use crate::schedule::{LoopName, ParseError, Parser};
+use crate::transform::ffi::{self, Call};
+use std::fmt;
+
+/// Arguments past this one are not modeled (the tag is a bit set of argument positions).
+const MAX_ARGUMENT: usize = 31;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pack {
+    pub target: LoopName,
+    /// Position of the memref argument in the function's signature (`%arg<N>`).
+    pub argument: usize,
+}
+
+impl TransformKind for Pack {
+    const NAME: &'static str = "pack";
+    const FEATURES: &'static [(&'static str, FieldKind)] =
+        &[("packed_loads", FieldKind::Log), ("packed_elements", FieldKind::Log)];
+    const SINCE_LAYOUT: u32 = 3;
+    const WALK_PROBABILITY: f64 = 0.3;
+    const STRUCTURAL: bool = false;
+    const HAS_COMBINATIONS: bool = true;
+
+    fn parse(p: &mut Parser) -> Result<Self, ParseError> {
+        let target = p.loop_name()?;
+        p.expect(',', &format!("and the argument to pack after {target}"))?;
+        p.expect('%', "before the argument's name (%arg1)")?;
+        let at = p.pos;
+        let argument = match p.word().strip_prefix("arg").map(str::parse::<usize>) {
+            Some(Ok(n)) => n,
+            _ => return p.err(at, "expected a function argument as %arg<N> (its position, as mlir-opt prints it)"),
+        };
+        Ok(Pack { target, argument })
+    }
+
+    fn write_args(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}, %arg{}", self.target, self.argument)
+    }
+
+    fn loops(&self) -> Vec<&LoopName> {
+        vec![&self.target]
+    }
+
+    fn rename(&self, _names: &mut Names) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
+        let (ent, _) = tree.resolve(step, &self.target)?;
+        let fail = |reason: String| Err(TreeError { step, reason });
+        if self.argument > MAX_ARGUMENT {
+            return fail(format!("packing %arg{} (past %arg{MAX_ARGUMENT}) is not modeled", self.argument));
+        }
+        let bit = 1u32 << self.argument;
+        let mask = tree.tag(ent, Stage::Pack).unwrap_or(0);
+        if mask & bit != 0 {
+            return fail(format!("%arg{} is packed before {} already", self.argument, self.target));
+        }
+        tree.set_tag(ent, Stage::Pack, mask | bit);
+        Ok(())
+    }
+
+    fn features(program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
+        let c = &program.computations[at.comp];
+        let (mut loads, mut elements) = (0.0, 0.0);
+        for ent in [at.point, at.tile] {
+            let (Some(mask), Some(node)) = (tree.tag(ent, Stage::Pack), tree.node_of(ent)) else { continue };
+            for a in &c.loads {
+                if argument_of(program, a).is_some_and(|k| k <= MAX_ARGUMENT && mask & (1 << k) != 0) {
+                    loads += 1.0;
+                    elements += footprint(program, tree, at.comp, a, node);
+                }
+            }
+        }
+        if loads > 0.0 {
+            set("packed_loads", loads);
+            set("packed_elements", elements);
+        }
+    }
+
+    /// Every loop below a nest's root that holds loops, with every argument that a
+    /// computation inside it reads and none writes.
+    fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
+        let mut out = Vec::new();
+        for (n, node) in tree.nodes.iter().enumerate() {
+            if tree.node_of(node.ent) != Some(n) || node.parent.is_none() || !tree.has_loop_children(n) {
+                continue;
+            }
+            let comps = comps_under(tree, n);
+            let mut read: Vec<usize> = comps
+                .iter()
+                .flat_map(|&c| program.computations[c].loads.iter().filter_map(|a| argument_of(program, a)))
+                .filter(|&k| k <= MAX_ARGUMENT)
+                .collect();
+            read.sort_unstable();
+            read.dedup();
+            let written: Vec<usize> =
+                comps.iter().filter_map(|&c| argument_of(program, &program.computations[c].store)).collect();
+            let target = tree.name(program, n);
+            for k in read.into_iter().filter(|k| !written.contains(k)) {
+                out.push(Pack { target: target.clone(), argument: k });
+            }
+        }
+        out
+    }
+
+    /// Two packs of different arguments (a contraction's two inputs), at most 16 pairs.
+    fn combinations(_program: &Program, _tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
+        let mut out = Vec::new();
+        for (i, a) in legal.iter().enumerate() {
+            for b in &legal[i + 1..] {
+                if a.argument != b.argument && out.len() < 16 {
+                    out.push(vec![a.clone(), b.clone()]);
+                }
+            }
+        }
+        out
+    }
+
+    fn apply(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_pack(call.func, name.as_ptr(), self.argument as i64, report, ctx) }
+    }
+}
+
+/// The argument position of an access's buffer, if it is an argument.
+fn argument_of(program: &Program, a: &Access) -> Option<usize> {
+    match program.buffers[a.buffer].origin {
+        BufferOrigin::Argument(k) => Some(k),
+        BufferOrigin::Local(_) => None,
+    }
+}
+
+/// The computations nested (at any depth) in node `n`.
+fn comps_under(tree: &Scheduled, n: usize) -> Vec<CompId> {
+    let mut out = Vec::new();
+    let mut stack = vec![n];
+    while let Some(m) = stack.pop() {
+        for k in &tree.nodes[m].children {
+            match k {
+                Kid::Comp(c) => out.push(*c),
+                Kid::Node(c) => stack.push(*c),
+            }
+        }
+    }
+    out
+}
+
+/// Elements in the box of `a` over one run of loop node `target`: per dimension, the span
+/// of its subscript over the ranges the computation's loops take inside the target (a
+/// point loop inside it whose tile loop is outside runs over one tile; loops outside it
+/// are fixed), capped by the buffer's size.
+fn footprint(program: &Program, tree: &Scheduled, comp: CompId, a: &Access, target: usize) -> f64 {
+    let c = &program.computations[comp];
+    let enclosing = tree.enclosing(comp);
+    let within = |node: Option<usize>| node.is_some_and(|n| n == target || tree.inside(n, target));
+    let ranges: Vec<f64> = c
+        .iterators
+        .iter()
+        .map(|&orig| {
+            let live = tree.live(orig);
+            let node = |tile: bool| {
+                enclosing.iter().find(|e| e.loop_id == live && e.tile == tile).and_then(|e| tree.node_of(*e))
+            };
+            let extent = program.loops[orig].trip_count.unwrap_or(1).max(1) as f64;
+            let point = node(false);
+            if !within(point) {
+                return 1.0;
+            }
+            let size = point.and_then(|p| tree.tag(tree.nodes[p].ent, Stage::Tile));
+            match size {
+                Some(s) if !within(node(true)) => (s as f64).min(extent),
+                _ => extent,
+            }
+        })
+        .collect();
+    let shape = &program.buffers[a.buffer].shape;
+    a.matrix
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let span: f64 = 1.0 + row.iter().zip(&ranges).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
+            shape.get(r).map_or(span, |d| span.min(*d as f64))
+        })
+        .product()
+}
