@@ -11,8 +11,27 @@ use crate::transform::ffi::{self, Call};
 use std::ffi::{c_char, CString};
 use std::fmt;
 
-/// The tile sizes the search proposes (and the data generator's walks draw from).
+/// The tile size classes the search proposes (and the data generator's walks draw from);
+/// each also fitted to the trip counts ([`fitted_size`]).
 pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
+
+/// The tile size of class `size` for a loop of `trips` iterations: `size` if it divides the
+/// trip count; else the divisor of the trip count nearest to it (by ratio) within
+/// [3/4, 3/2] of it, multiples of 8 first (whole vectors and register tiles); else `size`.
+pub fn fitted_size(trips: i64, size: u32) -> u32 {
+    let s = size as i64;
+    if trips <= 0 || trips % s == 0 {
+        return size;
+    }
+    let (lo, hi) = ((3 * s + 3) / 4, 3 * s / 2);
+    (lo.max(2)..=hi.min(trips - 1))
+        .filter(|d| trips % d == 0)
+        .min_by(|a, b| {
+            let key = |d: &i64| (d % 8 != 0, ((*d as f64) / s as f64).ln().abs());
+            key(a).partial_cmp(&key(b)).unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .map_or(size, |d| d as u32)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Tile {
@@ -101,7 +120,7 @@ impl TransformKind for Tile {
     }
 
     /// Windows of 1 to 3 loops of every chain, untiled and rectangular, at each size below
-    /// every loop's trip count.
+    /// every loop's trip count, and at that size fitted to the trip counts ([`fitted_size`]).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
         for chain in tree.chains() {
@@ -112,8 +131,18 @@ impl TransformKind for Tile {
                         continue;
                     }
                     for size in TILE_SIZES {
-                        if window.iter().all(|n| tree.trip_count(program, *n).is_some_and(|t| t > size as i64)) {
+                        let trips: Vec<Option<i64>> = window.iter().map(|n| tree.trip_count(program, *n)).collect();
+                        if trips.iter().all(|t| t.is_some_and(|t| t > size as i64)) {
                             out.push(Tile { band: window.iter().map(|n| (tree.name(program, *n), size)).collect() });
+                        }
+                        // The same size class fitted to the trip counts, where a size near it
+                        // divides them: whole tiles have constant bounds, which unroll-and-jam
+                        // and the vectorizer need (a partial last tile has a min bound).
+                        let fitted: Vec<u32> = trips.iter().map(|t| t.map_or(size, |t| fitted_size(t, size))).collect();
+                        if fitted.iter().any(|f| *f != size)
+                            && window.iter().zip(&fitted).all(|(n, f)| tree.trip_count(program, *n).is_some_and(|t| t > *f as i64))
+                        {
+                            out.push(Tile { band: window.iter().zip(&fitted).map(|(n, f)| (tree.name(program, *n), *f)).collect() });
                         }
                     }
                 }
@@ -129,5 +158,28 @@ impl TransformKind for Tile {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; names and sizes outlive the call.
         unsafe { ffi::autosched_tx_tile(call.func, ptrs.as_ptr(), sizes.as_ptr(), ptrs.len(), report, ctx) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitted_size;
+
+    #[test]
+    fn fitted_sizes_divide_the_trip_count_near_the_class() {
+        assert_eq!(fitted_size(1024, 64), 64);
+        // 1000 = 8 x 125: near 64, 50 (no multiple of 8 in [48, 96] divides 1000: 40 is
+        // outside, so the nearest divisor by ratio).
+        assert_eq!(fitted_size(1000, 64), 50);
+        assert_eq!(fitted_size(1000, 32), 40);
+        assert_eq!(fitted_size(1200, 64), 80);
+        assert_eq!(fitted_size(1100, 128), 110);
+        // A prime: nothing near divides it.
+        assert_eq!(fitted_size(997, 32), 32);
+        for (t, s) in [(1000, 16), (1100, 64), (240, 128), (200, 32)] {
+            let f = fitted_size(t, s);
+            assert!(t % f as i64 == 0 || f == s, "{t} {s} -> {f}");
+            assert!((3 * s + 3) / 4 <= f && f <= 3 * s / 2, "{t} {s} -> {f}");
+        }
     }
 }
