@@ -15,7 +15,9 @@ kernel=benchmarks/kernels/gemm-1024.mlir
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # Rungs: label|schedule. Two paths from the naive i-j-k nest: the vectorized i-k-j order
-# (the showcase schedule), and register accumulation with a register tile.
+# (the showcase schedule), and register accumulation with a register tile; then packing the
+# tiles of B (and A) into contiguous buffers under the tile loops (the +pack rungs build on
+# tile+acc+8x16+par).
 rungs=(
   "ikj|interchange(L0, L0.0.0, L0.0)"
   "ikj+tile|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256)"
@@ -26,6 +28,8 @@ rungs=(
   "tile+acc+8x16|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8)"
   "tile+acc+8x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
   "tile+acc+4x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:4); parallelize(L0.t)"
+  "+packB|tile(L0:64, L0.0:128, L0.0.0:256); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
+  "+packAB|tile(L0:64, L0.0:128, L0.0.0:256); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
 )
 variants=()
 table=""
