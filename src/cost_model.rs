@@ -294,6 +294,12 @@ impl CostModel {
         stage.since_layout() <= self.version
     }
 
+    /// Whether the model sees this step (a second level of tiles needs a later layout than
+    /// tiling itself).
+    pub fn knows_step(&self, step: &crate::schedule::Transform) -> bool {
+        step.layout_needed() <= self.version
+    }
+
     /// Predicted speedups of `items` (candidates, typically of one program), one call: an
     /// ensemble's geometric mean.
     pub fn predict(&self, items: &[&Featurized]) -> Result<Vec<f32>, ModelError> {

@@ -143,6 +143,21 @@ fn packing_executes_equivalently() {
 }
 
 #[test]
+fn two_levels_of_tiles_execute_equivalently() {
+    // Partial tiles at both levels (64 = 2 x (3 x 8) + 16; 48 = 2 x (4 x 5) + 8), the outer
+    // tiles parallel, a copy per outer tile, and a register tile inside.
+    equivalent("transform-pack.mlir", "gemm", "tile(L0:8, L0.0:5); tile(L0.t:3, L0.0.t:4); parallelize(L0.t.t)");
+    equivalent(
+        "transform-pack.mlir",
+        "gemm",
+        "tile(L0:8, L0.0:8, L0.0.0:16); tile(L0.t:2, L0.0.t:3); pack(L0.0.t, %arg1); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:2)",
+    );
+    // A triangular kernel and a stencil's sweep under its time loop.
+    equivalent("syrk.mlir", "syrk", "tile(L0:4); tile(L0.t:3)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "tile(L0.0:4, L0.0.0:4); tile(L0.0.t:3, L0.0.0.t:2)");
+}
+
+#[test]
 fn fusion_executes_equivalently() {
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 2)");
     equivalent("transform-fuse.mlir", "producer_consumer", "fuse(L0, L1, 1)");

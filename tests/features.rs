@@ -170,6 +170,35 @@ fn tiling_tags_the_band_and_moves_the_loops_below_the_tile_loops() {
 }
 
 #[test]
+fn a_second_level_of_tiles_tags_the_tile_loops_and_moves_the_rest_down() {
+    let p = gemm();
+    let one = feat(&p, "tile(L0:32, L0.0:64)");
+    let two = feat(&p, "tile(L0:32, L0.0:64); tile(L0.t:4, L0.0.t:2)");
+    let mut c = changed(&one.comps[1], &two.comps[1]);
+    c.sort();
+    // Tile loops of tiles at depths 0 and 1; the first level moves to 2 and 3, the point
+    // loops to 4, 5, 6.
+    let mut want = vec![
+        "loop0.tile2_size", "loop0.final_depth", "loop0.tile_loop_depth", "loop1.tile2_size", "loop1.tile2_loop_depth", "loop1.final_depth",
+        "loop1.tile_loop_depth", "loop2.final_depth",
+    ];
+    want.sort();
+    assert_eq!(c, want);
+    // Sizes in iterations of the original loop: 4 tiles of 32, 2 tiles of 64.
+    assert_eq!(lf(&two, 1, 0, "tile2_size"), log(128.0));
+    assert_eq!(lf(&two, 1, 1, "tile2_size"), log(128.0));
+    assert_eq!(lf(&two, 1, 0, "tile2_loop_depth"), 0.0);
+    assert_eq!(lf(&two, 1, 1, "tile2_loop_depth"), log(1.0));
+    assert_eq!(lf(&two, 1, 1, "tile_loop_depth"), log(3.0));
+    assert_eq!(lf(&two, 1, 2, "final_depth"), log(6.0));
+    assert_eq!(two.tree, one.tree, "tile loops of every level are looked through");
+    // Parallel outer tiles count as a parallel tile loop.
+    let par = feat(&p, "tile(L0:32, L0.0:64); tile(L0.t:4, L0.0.t:2); parallelize(L0.t.t)");
+    assert_eq!(lf(&par, 1, 0, "tile_loop_parallel"), 1.0);
+    assert_eq!(lf(&par, 1, 0, "parallel"), 0.0);
+}
+
+#[test]
 fn interchange_unroll_and_vectorize_tag_their_loops() {
     let progs = programs("transform-interchange.mlir");
     let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");
@@ -262,8 +291,8 @@ fn unknown_loops_are_errors() {
     let p = gemm();
     let e = featurize(&p, &"parallelize(L7)".parse().unwrap()).unwrap_err();
     assert!(matches!(e, FeatureError::Schedule { step: 1, .. }), "{e}");
-    let e = featurize(&p, &"tile(L0:4); tile(L0.t:2)".parse().unwrap()).unwrap_err();
-    assert!(e.to_string().contains("tile loop"), "{e}");
+    let e = featurize(&p, &"tile(L0:4); tile(L0.t:2); tile(L0.t.t:2)".parse().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("levels of tiles"), "{e}");
 }
 
 #[test]

@@ -418,3 +418,33 @@ fn accumulation_is_proposed_and_then_register_tiles_around_it() {
         transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
 }
+
+#[test]
+fn two_levels_of_tiles_are_proposed_after_a_legal_tiling() {
+    // PolyBench gemm: i { j { C *= beta }; k { j { C += .. } } }: the (k, j) chain tiles.
+    let m = benchmark("gemm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let id = Schedule::default();
+    let legal: Vec<Transform> = candidates(&p, &id, Stage::Tile)
+        .into_iter()
+        .filter(|t| transform::check(f, &Schedule { steps: vec![t.clone()] }).is_ok())
+        .collect();
+    let combos = combinations(&p, &id, Stage::Tile, &legal);
+    assert!(!combos.is_empty());
+    let texts: Vec<Vec<String>> = combos.iter().map(|c| texts(c)).collect();
+    // k (1200) in tiles of 16 makes 75 tile iterations: outer tiles of 5 (a divisor near 4)
+    // and 8 (none near it divides 75); j (1100) in tiles of 16, 69: 3 and 8.
+    assert!(texts.contains(&vec!["tile(L0.1:16, L0.1.0:16)".to_string(), "tile(L0.1.t:5, L0.1.0.t:3)".to_string()]), "{texts:?}");
+    for c in &combos {
+        assert_eq!(c.len(), 2);
+        assert!(legal.contains(&c[0]), "the first level is a legal single tiling");
+        let s = Schedule { steps: c.clone() };
+        transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
+        affine_autosched::features::featurize(&p, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    // The shipped model (layout 2) does not see the second level: the search does not ask it.
+    let model = cost_model::load(None).unwrap();
+    let two = Schedule { steps: combos[0].clone() };
+    assert!(two.steps.iter().any(|t| !model.knows_step(t)) == (model.layout_version() < 3));
+}

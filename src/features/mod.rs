@@ -161,15 +161,16 @@ fn computation_vector(
         // The loops around the computation now (after fusion, the loops it merged into;
         // after distribution, the copies that hold it).
         let live = sched.live(orig);
-        let around = |tile: bool| enclosing.iter().find(|e| e.loop_id == live && e.tile == tile).copied();
-        let point = around(false).unwrap_or(Ent::point(live));
-        let tile = around(true).unwrap_or(Ent { tile: true, ..point });
+        let around = |level: u8| enclosing.iter().find(|e| e.loop_id == live && e.tile == level).copied();
+        let point = around(0).unwrap_or(Ent::point(live));
+        let tile = around(1).unwrap_or(point.at_level(1));
+        let tile2 = around(2).unwrap_or(point.at_level(2));
         if let Some(node) = sched.node_of(point) {
             v[f("final_depth")] = sched.depth(node) as f64;
             v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
         }
         // What each kind of step left on this loop (its section of the layout).
-        crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, comp, level }, &mut |name, x| v[f(name)] = x);
+        crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, tile2, comp, level }, &mut |name, x| v[f(name)] = x);
     }
 
     let accesses: Vec<(&Access, bool)> =
@@ -219,7 +220,7 @@ fn model_tree(sched: &Scheduled) -> ModelTree {
     fn kids(sched: &Scheduled, node: usize, out: &mut Vec<Kid>) {
         for k in &sched.nodes[node].children {
             match k {
-                Kid::Node(n) if sched.nodes[*n].ent.tile => kids(sched, *n, out),
+                Kid::Node(n) if sched.nodes[*n].ent.is_tile() => kids(sched, *n, out),
                 other => out.push(*other),
             }
         }
@@ -244,7 +245,7 @@ fn model_tree(sched: &Scheduled) -> ModelTree {
     }
     let mut top = Vec::new();
     for r in &sched.roots {
-        if sched.nodes[*r].ent.tile {
+        if sched.nodes[*r].ent.is_tile() {
             kids(sched, *r, &mut top);
         } else {
             top.push(Kid::Node(*r));

@@ -19,6 +19,7 @@
 //!                                  (the fused loops keep L1's names)
 //! interchange(L0, L0.0.0, L0.0)    reorder a perfectly nested band: these loops, outermost first
 //! tile(L0:32, L0.0:64)             tile a band of 1 to 3 loops, a size per loop
+//! tile(L0.t:4, L0.0.t:2)           tile the tile loops again (tiles of 4x32 by 2x64), once
 //! unroll(L0.0.0:4)                 unroll by 4 (unroll-and-jam when the loop is not innermost)
 //! parallelize(L0)                  run the iterations of L0 in parallel (OpenMP)
 //! vectorize(L0.0.0:8)              vectorize an innermost loop with 8 lanes
@@ -97,6 +98,9 @@ impl fmt::Display for LoopName {
 
 /// Limits on parameters: what the transformation layer accepts.
 pub const MAX_TILE_BAND: usize = 3;
+/// Levels of tiles: a loop, its tile loop (`L0.t`) and that one's (`L0.t.t`, tiling the
+/// tile loop again: L1 and L2 tiles).
+pub const MAX_TILE_LEVELS: u8 = 2;
 pub const MAX_TILE_SIZE: u32 = 4096;
 pub const MAX_UNROLL_FACTOR: u32 = 64;
 pub const VECTOR_WIDTHS: [u32; 5] = [2, 4, 8, 16, 32];

@@ -20,29 +20,41 @@ pub struct TreeError {
     pub reason: String,
 }
 
-/// A loop of the scheduled tree: an original loop, or the tile-space loop tiling made of it;
+/// A loop of the scheduled tree: an original loop (`tile` 0), or a tile-space loop tiling
+/// made of it (`tile` 1 for `L0.t`, 2 for `L0.t.t`: tiling the tile loop again);
 /// `copy` tells apart the loops distribution made of one loop (0: the loop itself).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ent {
     pub loop_id: LoopId,
-    pub tile: bool,
+    pub tile: u8,
     pub copy: u32,
 }
 
 impl Ent {
     pub fn point(loop_id: LoopId) -> Ent {
-        Ent { loop_id, tile: false, copy: 0 }
+        Ent { loop_id, tile: 0, copy: 0 }
+    }
+
+    /// Whether this is a tile-space loop (of any level).
+    pub fn is_tile(&self) -> bool {
+        self.tile > 0
+    }
+
+    /// The same loop's tile-space loop of level `level` (0: the point loop).
+    pub fn at_level(&self, level: u8) -> Ent {
+        Ent { tile: level, ..*self }
     }
 }
 
 /// One original loop of a computation as the features see it after the schedule: the loop
 /// it now is (`live`, after fusion), its point loop around the computation and that loop's
-/// tile-space loop (which may not exist).
+/// tile-space loops of the first and second level (which may not exist).
 #[derive(Clone, Copy, Debug)]
 pub struct LoopAt {
     pub live: LoopId,
     pub point: Ent,
     pub tile: Ent,
+    pub tile2: Ent,
     /// The computation, and the level of the loop in its original nest (outermost 0).
     pub comp: CompId,
     pub level: usize,
@@ -119,11 +131,12 @@ impl Scheduled {
 
     /// The loop a name denotes now, and its node.
     pub fn resolve(&self, step: usize, name: &LoopName) -> Result<(Ent, usize), TreeError> {
-        let s = name.as_str();
-        let (base, tile) = match s.strip_suffix(".t") {
-            Some(b) => (b, true),
-            None => (s, false),
-        };
+        let mut base = name.as_str();
+        let mut tile = 0u8;
+        while let Some(b) = base.strip_suffix(".t") {
+            base = b;
+            tile += 1;
+        }
         let bad = |why: &str| TreeError { step, reason: format!("{name}: {why}") };
         let ent = match (self.by_name.get(base), self.copy_ents.get(base)) {
             (Some(id), _) => Ent { loop_id: *id, tile, copy: 0 },
@@ -149,11 +162,7 @@ impl Scheduled {
             0 => &program.loops[ent.loop_id].name,
             k => &self.copies[k as usize - 1],
         };
-        if ent.tile {
-            format!("{base}.t")
-        } else {
-            base.clone()
-        }
+        format!("{base}{}", ".t".repeat(ent.tile as usize))
     }
 
     /// The loops around a computation, innermost first.
@@ -297,7 +306,7 @@ impl Scheduled {
     /// The constant trip count of the original loop at node `node` (None for a tile loop).
     pub fn trip_count(&self, program: &Program, node: usize) -> Option<i64> {
         let ent = self.nodes[node].ent;
-        (!ent.tile).then(|| program.loops[ent.loop_id].trip_count).flatten()
+        (!ent.is_tile()).then(|| program.loops[ent.loop_id].trip_count).flatten()
     }
 
     /// Whether no loop's bounds in `window` depend on another loop of `window` (original
@@ -306,7 +315,7 @@ impl Scheduled {
         let ids: Vec<usize> = window.iter().map(|n| self.nodes[*n].ent.loop_id).collect();
         window.iter().all(|n| {
             let ent = self.nodes[*n].ent;
-            if ent.tile {
+            if ent.is_tile() {
                 return true;
             }
             let l = &program.loops[ent.loop_id];

@@ -79,7 +79,7 @@ impl Evaluator for ModelEvaluator<'_> {
         let mut out = vec![None; schedules.len()];
         let mut featurized: Vec<(usize, Featurized)> = Vec::new();
         for (i, s) in schedules.iter().enumerate() {
-            if let Some(t) = s.steps.iter().find(|t| !self.model.knows(t.stage())) {
+            if let Some(t) = s.steps.iter().find(|t| !self.model.knows_step(t)) {
                 log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
                 continue;
             }

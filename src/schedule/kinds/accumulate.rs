@@ -43,7 +43,7 @@ impl TransformKind for Accumulate {
 
     fn reshape(&self, tree: &mut Scheduled, step: usize) -> Result<(), TreeError> {
         let (ent, _) = tree.resolve(step, &self.target)?;
-        if ent.tile {
+        if ent.is_tile() {
             return Err(TreeError { step, reason: format!("accumulate({}): a tile-space loop holds no statement", self.target) });
         }
         tree.set_tag(ent, Stage::Accumulate, 1);
@@ -59,7 +59,7 @@ impl TransformKind for Accumulate {
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
         for (n, node) in tree.nodes.iter().enumerate() {
-            if node.ent.tile || tree.node_of(node.ent) != Some(n) {
+            if node.ent.is_tile() || tree.node_of(node.ent) != Some(n) {
                 continue;
             }
             let reduces = node.children.iter().any(|k| match k {

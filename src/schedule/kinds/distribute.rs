@@ -52,7 +52,7 @@ impl TransformKind for Distribute {
         let target = &self.target;
         let (ent, node) = tree.resolve(step, target)?;
         let bad = |why: String| TreeError { step, reason: format!("distribute({target}): {why}") };
-        if ent.tile {
+        if ent.is_tile() {
             return Err(bad("distributing a tile-space loop is not modeled".into()));
         }
         let kids = tree.nodes[node].children.clone();
@@ -66,7 +66,7 @@ impl TransformKind for Distribute {
         for (k, kid) in kids.iter().enumerate() {
             let name = target.part(k).to_string();
             tree.copies.push(name.clone());
-            let e = Ent { loop_id: ent.loop_id, tile: false, copy: tree.copies.len() as u32 };
+            let e = Ent { loop_id: ent.loop_id, tile: 0, copy: tree.copies.len() as u32 };
             tree.copy_ents.insert(name, e);
             let index = if k == 0 {
                 node
@@ -107,7 +107,7 @@ impl TransformKind for Distribute {
         let mut out = Vec::new();
         for (n, node) in tree.nodes.iter().enumerate() {
             let live = tree.node_of(node.ent) == Some(n);
-            if live && !node.ent.tile && node.children.len() >= 2 {
+            if live && !node.ent.is_tile() && node.children.len() >= 2 {
                 out.push(Distribute { target: tree.name(program, n) });
             }
         }
@@ -121,7 +121,7 @@ impl TransformKind for Distribute {
         let outward = |n: usize| {
             let mut chain = vec![n];
             while let Some(p) = tree.nodes[chain[chain.len() - 1]].parent {
-                if tree.nodes[p].ent.tile {
+                if tree.nodes[p].ent.is_tile() {
                     break;
                 }
                 chain.push(p);

@@ -123,8 +123,8 @@ impl TransformKind for Fuse {
         for pair in tree.roots.windows(2) {
             let (a, b) = (tree.nodes[pair[0]].ent, tree.nodes[pair[1]].ent);
             // Parts of one distributed loop are not fused back together.
-            if a.tile
-                || b.tile
+            if a.is_tile()
+                || b.is_tile()
                 || a.loop_id == b.loop_id
                 || program.loops[a.loop_id].parent.is_some()
                 || program.loops[b.loop_id].parent.is_some()

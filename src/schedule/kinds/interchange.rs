@@ -4,7 +4,7 @@
 use super::{permutations, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
-use crate::schedule::tree::{Ent, LoopAt, Scheduled, TreeError};
+use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
 use crate::schedule::{LoopName, ParseError, Parser};
 use crate::transform::ffi::{self, Call};
 use std::ffi::{c_char, CString};
@@ -54,7 +54,7 @@ impl TransformKind for Interchange {
         for ((ent, old), slot) in found.iter().zip(&slots) {
             if old != slot {
                 // The features tag the point loop, also when its tile loop moved.
-                tree.set_tag(Ent { tile: false, ..*ent }, Stage::Interchange, 1);
+                tree.set_tag(ent.at_level(0), Stage::Interchange, 1);
             }
             tree.nodes[*slot].ent = *ent;
             tree.at.insert(*ent, *slot);

@@ -34,6 +34,15 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     /// trained on an earlier layout does not see this kind, and the search does not ask it
     /// about steps of it. A new kind with features takes the next version.
     const SINCE_LAYOUT: u32;
+    /// Fields a later layout version added to the kind's section (with that version), for
+    /// what an older model never saw of it (a second level of tiles); placed after
+    /// [`TransformKind::FEATURES`]. None by default.
+    const LATER_FEATURES: (u32, &'static [(&'static str, FieldKind)]) = (0, &[]);
+    /// The layout version whose features describe this step; [`TransformKind::SINCE_LAYOUT`]
+    /// unless the step is one that [`TransformKind::LATER_FEATURES`] describe.
+    fn layout_needed(&self) -> u32 {
+        Self::SINCE_LAYOUT
+    }
     /// How often a random walk of the data generator takes a step of this kind at its stage
     /// (the search visits every stage; the walk skips some, so that short schedules are
     /// common in the data, as they are among the beam's states).
@@ -131,9 +140,20 @@ macro_rules! registry {
             <$variant as TransformKind>::STRUCTURAL,
             <$variant as TransformKind>::SINCE_LAYOUT,
             <$variant as TransformKind>::FEATURES,
+        ), (
+            <$variant as TransformKind>::STRUCTURAL,
+            <$variant as TransformKind>::LATER_FEATURES.0,
+            <$variant as TransformKind>::LATER_FEATURES.1,
         ),)*];
 
         impl Transform {
+            /// The layout version a model needs to see this step.
+            pub fn layout_needed(&self) -> u32 {
+                match self {
+                    $(Transform::$variant(k) => k.layout_needed(),)*
+                }
+            }
+
             pub fn stage(&self) -> Stage {
                 match self {
                     $(Transform::$variant(_) => Stage::$variant,)*
@@ -352,9 +372,10 @@ mod tests {
         let v2: Vec<&str> = layout::loop_fields_at(2).iter().map(|(n, _)| *n).collect();
         assert_eq!(v2.len(), v1.len() + 1);
         assert_eq!(v2[14], "accumulated");
-        // Version 3 adds pack's two fields after the tile loop's, before accumulate's.
+        // Version 3 adds the second level of tiles after the first, then pack's two fields,
+        // before accumulate's.
         let v3: Vec<&str> = layout::loop_fields_at(3).iter().map(|(n, _)| *n).collect();
-        assert_eq!(v3[14..17], ["packed_loads", "packed_elements", "accumulated"]);
-        assert_eq!(v3.len(), v2.len() + 2);
+        assert_eq!(v3[11..19], ["tiled", "tile_size", "tile_loop_depth", "tile2_size", "tile2_loop_depth", "packed_loads", "packed_elements", "accumulated"]);
+        assert_eq!(v3.len(), v2.len() + 4);
     }
 }

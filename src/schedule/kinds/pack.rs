@@ -14,7 +14,7 @@ use super::{Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::{Access, BufferOrigin, CompId, Program};
 use crate::schedule::tree::{Kid, LoopAt, Scheduled, TreeError};
-use crate::schedule::{LoopName, ParseError, Parser};
+use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_LEVELS};
 use crate::transform::ffi::{self, Call};
 use std::fmt;
 
@@ -79,7 +79,7 @@ impl TransformKind for Pack {
     fn features(program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         let c = &program.computations[at.comp];
         let (mut loads, mut elements) = (0.0, 0.0);
-        for ent in [at.point, at.tile] {
+        for ent in [at.point, at.tile, at.tile2] {
             let (Some(mask), Some(node)) = (tree.tag(ent, Stage::Pack), tree.node_of(ent)) else { continue };
             for a in &c.loads {
                 if argument_of(program, a).is_some_and(|k| k <= MAX_ARGUMENT && mask & (1 << k) != 0) {
@@ -177,19 +177,24 @@ fn footprint(program: &Program, tree: &Scheduled, comp: CompId, a: &Access, targ
         .iter()
         .map(|&orig| {
             let live = tree.live(orig);
-            let node = |tile: bool| {
-                enclosing.iter().find(|e| e.loop_id == live && e.tile == tile).and_then(|e| tree.node_of(*e))
+            let node = |level: u8| {
+                enclosing.iter().find(|e| e.loop_id == live && e.tile == level).and_then(|e| tree.node_of(*e))
             };
             let extent = program.loops[orig].trip_count.unwrap_or(1).max(1) as f64;
-            let point = node(false);
-            if !within(point) {
+            if !within(node(0)) {
                 return 1.0;
             }
-            let size = point.and_then(|p| tree.tag(tree.nodes[p].ent, Stage::Tile));
-            match size {
-                Some(s) if !within(node(true)) => (s as f64).min(extent),
-                _ => extent,
+            // Inside the target up to level k, outside from level k + 1: the loop runs over
+            // one tile of level k + 1, the product of the tile sizes below it.
+            let mut span = 1.0;
+            for level in 0..=MAX_TILE_LEVELS {
+                let Some(size) = node(level).and_then(|n| tree.tag(tree.nodes[n].ent, Stage::Tile)) else { return extent };
+                span *= size as f64;
+                if !within(node(level + 1)) {
+                    return span.min(extent);
+                }
             }
+            extent
         })
         .collect();
     let shape = &program.buffers[a.buffer].shape;

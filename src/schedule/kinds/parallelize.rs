@@ -48,7 +48,10 @@ impl TransformKind for Parallelize {
 
     fn features(_program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
         set("parallel", tree.tag(at.point, Stage::Parallelize).is_some() as u8 as f64);
-        set("tile_loop_parallel", tree.tag(at.tile, Stage::Parallelize).is_some() as u8 as f64);
+        // A tile loop of either level (a model that sees second-level tiles tells them
+        // apart by their depth).
+        let tile_parallel = [at.tile, at.tile2].iter().any(|e| tree.tag(*e, Stage::Parallelize).is_some());
+        set("tile_loop_parallel", tile_parallel as u8 as f64);
     }
 
     /// The two outermost loops of every chain.

@@ -1,12 +1,14 @@
 //! `tile(L0:32, L0.0:64)`: tile a perfectly nested band of 1 to [`MAX_TILE_BAND`] loops
 //! (outermost first), a size per loop. Each tiled loop gets a tile-space loop above the
 //! band, named after it with `.t`; the tiled loop keeps its name as the intra-tile loop.
+//! Tiling the tile loops again (`tile(L0.t:4, L0.0.t:2)`, sizes in tiles) makes tiles of
+//! tiles, for a second cache level: `L0.t.t` above `L0.t` above `L0`.
 
 use super::{write_pairs, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Kid, LoopAt, Node, Scheduled, TreeError};
-use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_BAND, MAX_TILE_SIZE};
+use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_BAND, MAX_TILE_LEVELS, MAX_TILE_SIZE};
 use crate::transform::ffi::{self, Call};
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -14,6 +16,14 @@ use std::fmt;
 /// The tile size classes the search proposes (and the data generator's walks draw from);
 /// each also fitted to the trip counts ([`fitted_size`]).
 pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
+
+/// How many first-level tiles a second-level tile holds along each loop, the classes the
+/// search proposes (each also fitted to the tile loop's trip count).
+pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
+
+/// Second-level tilings proposed per stage, at most: of the first legal single tilings of
+/// bands of two or three loops (the ones with reuse across a cache level's tiles).
+const MAX_TWO_LEVEL: usize = 8;
 
 /// The tile size of class `size` for a loop of `trips` iterations: `size` if it divides the
 /// trip count; else the divisor of the trip count nearest to it (by ratio) within
@@ -45,6 +55,18 @@ impl TransformKind for Tile {
         &[("tiled", FieldKind::Bool), ("tile_size", FieldKind::Log), ("tile_loop_depth", FieldKind::Log)];
     const WALK_PROBABILITY: f64 = 0.5;
     const STRUCTURAL: bool = false;
+    const LATER_FEATURES: (u32, &'static [(&'static str, FieldKind)]) =
+        (3, &[("tile2_size", FieldKind::Log), ("tile2_loop_depth", FieldKind::Log)]);
+    const HAS_COMBINATIONS: bool = true;
+
+    /// Tiling a tile loop is described by the second-level fields.
+    fn layout_needed(&self) -> u32 {
+        if self.band.iter().any(|(l, _)| l.as_str().ends_with(".t")) {
+            Self::LATER_FEATURES.0
+        } else {
+            Self::SINCE_LAYOUT
+        }
+    }
 
     fn parse(p: &mut Parser) -> Result<Self, ParseError> {
         let at = p.pos;
@@ -84,8 +106,8 @@ impl TransformKind for Tile {
         let mut found = Vec::new();
         for (n, size) in &self.band {
             let (ent, node) = tree.resolve(step, n)?;
-            if ent.tile {
-                return Err(TreeError { step, reason: format!("tiling the tile loop {n} is not modeled") });
+            if ent.tile >= MAX_TILE_LEVELS {
+                return Err(TreeError { step, reason: format!("{n}: at most {MAX_TILE_LEVELS} levels of tiles are modeled") });
             }
             found.push((ent, node, *size));
         }
@@ -93,7 +115,7 @@ impl TransformKind for Tile {
         let parent = tree.nodes[top].parent;
         let first_new = tree.nodes.len();
         for (i, (ent, _, size)) in found.iter().enumerate() {
-            let tile_ent = crate::schedule::tree::Ent { tile: true, ..*ent };
+            let tile_ent = ent.at_level(ent.tile + 1);
             let node_parent = if i == 0 { parent } else { Some(first_new + i - 1) };
             tree.nodes.push(Node { ent: tile_ent, parent: node_parent, children: Vec::new() });
             tree.at.insert(tile_ent, first_new + i);
@@ -117,6 +139,13 @@ impl TransformKind for Tile {
         if let Some(node) = tree.node_of(at.tile) {
             set("tile_loop_depth", tree.depth(node) as f64);
         }
+        // The second level: its size in iterations of the original loop.
+        if let (Some(outer), Some(inner)) = (tree.tag(at.tile, Stage::Tile), tree.tag(at.point, Stage::Tile)) {
+            set("tile2_size", outer as f64 * inner as f64);
+        }
+        if let Some(node) = tree.node_of(at.tile2) {
+            set("tile2_loop_depth", tree.depth(node) as f64);
+        }
     }
 
     /// Windows of 1 to 3 loops of every chain, untiled and rectangular, at each size below
@@ -127,7 +156,7 @@ impl TransformKind for Tile {
             for len in 1..=MAX_TILE_BAND.min(chain.len()) {
                 for start in 0..=chain.len() - len {
                     let window = &chain[start..start + len];
-                    if !tree.rectangular(program, window) || window.iter().any(|n| tree.nodes[*n].ent.tile) {
+                    if !tree.rectangular(program, window) || window.iter().any(|n| tree.nodes[*n].ent.is_tile()) {
                         continue;
                     }
                     for size in TILE_SIZES {
@@ -151,6 +180,34 @@ impl TransformKind for Tile {
         out
     }
 
+    /// A single tiling of two or three loops followed by the tiling of its tile loops, by
+    /// each factor class (fitted to the tile loops' trip counts): two levels of tiles.
+    fn combinations(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
+        let mut out = Vec::new();
+        for t in legal.iter().filter(|t| t.band.len() >= 2).take(MAX_TWO_LEVEL) {
+            let trips: Option<Vec<i64>> = t
+                .band
+                .iter()
+                .map(|(l, s)| {
+                    let n = tree.node_named(program, l)?;
+                    Some((tree.trip_count(program, n)? + *s as i64 - 1) / *s as i64)
+                })
+                .collect();
+            let Some(trips) = trips else { continue };
+            let mut seen = Vec::new();
+            for factor in OUTER_TILE_FACTORS {
+                let fitted: Vec<u32> = trips.iter().map(|t| fitted_size(*t, factor)).collect();
+                if trips.iter().zip(&fitted).any(|(t, f)| *t <= *f as i64) || seen.contains(&fitted) {
+                    continue;
+                }
+                let outer = Tile { band: t.band.iter().zip(&fitted).map(|((l, _), f)| (l.tile_loop(), *f)).collect() };
+                seen.push(fitted);
+                out.push(vec![t.clone(), outer]);
+            }
+        }
+        out
+    }
+
     fn apply(&self, call: &mut Call) -> i32 {
         let names: Vec<CString> = self.band.iter().map(|(l, _)| ffi::cstring(l.as_str())).collect();
         let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
@@ -163,7 +220,7 @@ impl TransformKind for Tile {
 
 #[cfg(test)]
 mod tests {
-    use super::fitted_size;
+    use super::*;
 
     #[test]
     fn fitted_sizes_divide_the_trip_count_near_the_class() {

@@ -100,7 +100,7 @@ impl TransformKind for Unroll {
             }
             let Some(parent) = tree.nodes[n].parent else { continue };
             let Some(grand) = tree.nodes[parent].parent else { continue };
-            if tree.nodes[parent].ent.tile || tree.nodes[grand].ent.tile {
+            if tree.nodes[parent].ent.is_tile() || tree.nodes[grand].ent.is_tile() {
                 continue;
             }
             for (rows, columns) in REGISTER_TILES {
