@@ -12,6 +12,7 @@ pub mod ffi;
 pub mod fuzz;
 pub mod ir;
 pub mod limits;
+pub mod machine;
 pub mod measure;
 pub mod mlir;
 pub mod options;

@@ -195,6 +195,22 @@ enum Command {
         #[arg(long)]
         onnxruntime: Option<PathBuf>,
     },
+    /// The analytic tile-size model's sizes for tiling a band of loops of every function of
+    /// FILE (or the one named by an `@name:` prefix of the schedule), after the schedule: one
+    /// JSON object per function (band, sizes, the tiling step, the bytes of lines one tile
+    /// touches, the budget, lines loaded per iteration).
+    TileSizes {
+        file: PathBuf,
+        /// The loops to tile, outermost first, comma-separated (names after the schedule).
+        #[arg(long)]
+        band: String,
+        /// The schedule before the tiling (empty: the identity).
+        #[arg(long, short, default_value = "")]
+        schedule: String,
+        /// The budget in bytes (default: half of one core's share of this machine's L2).
+        #[arg(long)]
+        budget: Option<u64>,
+    },
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
     /// predicted faster than the original.
@@ -611,6 +627,65 @@ fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<st
         eprintln!("autosched: error: {e}");
         ExitCode::from(2)
     })
+}
+
+fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>) -> ExitCode {
+    use affine_autosched::schedule::{tile_sizes, tree::Scheduled, LoopName, Tile, Transform};
+    let spec = match parse_spec(&schedule) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let names: Result<Vec<LoopName>, String> = band.split(',').map(|n| n.trim().parse()).collect();
+    let names = match names {
+        Ok(n) if !n.is_empty() => n,
+        Ok(_) => {
+            eprintln!("autosched: error: --band: no loops given");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("autosched: error: --band: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let module = match load(&file, false) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let budget = budget.unwrap_or_else(|| tile_sizes::budget(affine_autosched::machine::caches()));
+    quiet_on_broken_pipe();
+    for f in module.functions() {
+        let name = f.string_attr("sym_name").unwrap_or_default();
+        if !spec.applies_to(&name) {
+            continue;
+        }
+        let program = match affine_autosched::ir::analyze_function(f) {
+            Ok(a) => a.program,
+            Err(e) => {
+                eprintln!("autosched: error: @{name}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let tree = match Scheduled::new(&program, &spec.schedule) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("autosched: error: @{name}: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        let nodes: Option<Vec<usize>> = names.iter().map(|n| tree.node_named(&program, n)).collect();
+        let Some(nodes) = nodes else {
+            eprintln!("autosched: error: @{name}: a loop of --band {band} does not exist after the schedule");
+            return ExitCode::from(1);
+        };
+        let Some(choice) = tile_sizes::choose(&program, &tree, &nodes, budget) else {
+            eprintln!("autosched: error: @{name}: the band {band} cannot be sized (a trip count unknown or too small)");
+            return ExitCode::from(1);
+        };
+        let step = Tile { band: names.iter().cloned().zip(choice.sizes.iter().copied()).collect() };
+        let out = serde_json::json!({"function": name, "band": band, "step": Transform::from(step).to_string(), "choice": choice});
+        println!("{out}");
+    }
+    ExitCode::SUCCESS
 }
 
 fn predict(file: PathBuf, schedule: String, model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> ExitCode {
@@ -1064,6 +1139,7 @@ fn main() -> ExitCode {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
         Command::Optimize(args) => optimize(args),
+        Command::TileSizes { file, band, schedule, budget } => tile_sizes(file, band, schedule, budget),
         Command::Layout => {
             quiet_on_broken_pipe();
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

@@ -45,36 +45,7 @@ pub struct Machine {
     pub omp: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cache {
-    pub level: u32,
-    pub bytes: u64,
-}
-
-/// The data and unified caches of CPU 0, by level (empty where sysfs does not say).
-pub fn detect_caches() -> Vec<Cache> {
-    let mut out = Vec::new();
-    for index in 0..8 {
-        let dir = PathBuf::from(format!("/sys/devices/system/cpu/cpu0/cache/index{index}"));
-        let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok().map(|s| s.trim().to_string());
-        let (Some(level), Some(kind), Some(size)) = (read("level"), read("type"), read("size")) else { continue };
-        if kind == "Instruction" {
-            continue;
-        }
-        let bytes = match size.strip_suffix('K') {
-            Some(k) => k.parse::<u64>().ok().map(|k| k * 1024),
-            None => match size.strip_suffix('M') {
-                Some(m) => m.parse::<u64>().ok().map(|m| m << 20),
-                None => size.parse().ok(),
-            },
-        };
-        if let (Ok(level), Some(bytes)) = (level.parse(), bytes) {
-            out.push(Cache { level, bytes });
-        }
-    }
-    out.sort_by_key(|c| c.level);
-    out
-}
+pub use crate::machine::{detect_caches, Cache};
 
 impl Machine {
     pub fn detect(threads: usize) -> Machine {

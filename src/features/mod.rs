@@ -124,12 +124,7 @@ fn extent(program: &Program, ranges: &[(i64, i64)], id: LoopId) -> i64 {
 }
 
 fn elem_bytes(t: ElemType) -> i64 {
-    match t {
-        ElemType::F16 | ElemType::Bf16 | ElemType::I16 => 2,
-        ElemType::F32 | ElemType::I32 => 4,
-        ElemType::F64 | ElemType::I64 | ElemType::Index => 8,
-        ElemType::I1 | ElemType::I8 => 1,
-    }
+    t.bytes()
 }
 
 fn computation_vector(

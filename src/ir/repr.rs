@@ -86,6 +86,16 @@ impl ElemType {
     pub fn is_float(self) -> bool {
         matches!(self, ElemType::F16 | ElemType::Bf16 | ElemType::F32 | ElemType::F64)
     }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> i64 {
+        match self {
+            ElemType::F16 | ElemType::Bf16 | ElemType::I16 => 2,
+            ElemType::F32 | ElemType::I32 => 4,
+            ElemType::F64 | ElemType::I64 | ElemType::Index => 8,
+            ElemType::I1 | ElemType::I8 => 1,
+        }
+    }
 }
 
 /// A top-level `affine.for` nest.

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod kinds;
+pub mod tile_sizes;
 pub mod tree;
 
 pub use kinds::{

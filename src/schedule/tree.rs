@@ -253,6 +253,22 @@ impl Scheduled {
         false
     }
 
+    /// The computations nested (at any depth) in node `n`, by id.
+    pub fn comps_under(&self, n: usize) -> Vec<CompId> {
+        let mut out = Vec::new();
+        let mut stack = vec![n];
+        while let Some(m) = stack.pop() {
+            for k in &self.nodes[m].children {
+                match k {
+                    Kid::Comp(c) => out.push(*c),
+                    Kid::Node(c) => stack.push(*c),
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// The perfectly nested chain of loops from `root` down (node indices).
     pub fn chain_from(&self, root: usize) -> Vec<usize> {
         let mut chain = vec![root];

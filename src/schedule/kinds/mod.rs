@@ -285,6 +285,8 @@ registry! {
     Vectorize => vectorize,
 }
 
+pub use tile::{fitted_size, TILE_SIZES};
+
 impl fmt::Display for Transform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}(", self.kind())?;

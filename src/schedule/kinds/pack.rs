@@ -13,7 +13,7 @@
 use super::{Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::{Access, BufferOrigin, CompId, Program};
-use crate::schedule::tree::{Kid, LoopAt, Scheduled, TreeError};
+use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
 use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_LEVELS};
 use crate::transform::ffi::{self, Call};
 use std::fmt;
@@ -102,7 +102,7 @@ impl TransformKind for Pack {
             if tree.node_of(node.ent) != Some(n) || node.parent.is_none() || !tree.has_loop_children(n) {
                 continue;
             }
-            let comps = comps_under(tree, n);
+            let comps = tree.comps_under(n);
             let mut read: Vec<usize> = comps
                 .iter()
                 .flat_map(|&c| program.computations[c].loads.iter().filter_map(|a| argument_of(program, a)))
@@ -147,21 +147,6 @@ fn argument_of(program: &Program, a: &Access) -> Option<usize> {
         BufferOrigin::Argument(k) => Some(k),
         BufferOrigin::Local(_) => None,
     }
-}
-
-/// The computations nested (at any depth) in node `n`.
-fn comps_under(tree: &Scheduled, n: usize) -> Vec<CompId> {
-    let mut out = Vec::new();
-    let mut stack = vec![n];
-    while let Some(m) = stack.pop() {
-        for k in &tree.nodes[m].children {
-            match k {
-                Kid::Comp(c) => out.push(*c),
-                Kid::Node(c) => stack.push(*c),
-            }
-        }
-    }
-    out
 }
 
 /// Elements in the box of `a` over one run of loop node `target`: per dimension, the span

@@ -8,7 +8,7 @@ use super::{write_pairs, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Kid, LoopAt, Node, Scheduled, TreeError};
-use crate::schedule::{LoopName, ParseError, Parser, MAX_TILE_BAND, MAX_TILE_LEVELS, MAX_TILE_SIZE};
+use crate::schedule::{tile_sizes, LoopName, ParseError, Parser, MAX_TILE_BAND, MAX_TILE_LEVELS, MAX_TILE_SIZE};
 use crate::transform::ffi::{self, Call};
 use std::ffi::{c_char, CString};
 use std::fmt;
@@ -148,8 +148,10 @@ impl TransformKind for Tile {
         }
     }
 
-    /// Windows of 1 to 3 loops of every chain, untiled and rectangular, at each size below
-    /// every loop's trip count, and at that size fitted to the trip counts ([`fitted_size`]).
+    /// Windows of 1 to 3 loops of every chain, untiled and rectangular: at the sizes the
+    /// analytic model chooses for this machine ([`tile_sizes::choose`]), and at each size
+    /// class below every loop's trip count, as is and fitted to the trip counts
+    /// ([`fitted_size`]).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
         for chain in tree.chains() {
@@ -158,6 +160,10 @@ impl TransformKind for Tile {
                     let window = &chain[start..start + len];
                     if !tree.rectangular(program, window) || window.iter().any(|n| tree.nodes[*n].ent.is_tile()) {
                         continue;
+                    }
+                    // The analytic model's sizes for this machine's caches (`tile_sizes`).
+                    if let Some(choice) = tile_sizes::choose(program, tree, window, tile_sizes::budget(crate::machine::caches())) {
+                        out.push(Tile { band: window.iter().zip(&choice.sizes).map(|(n, s)| (tree.name(program, *n), *s)).collect() });
                     }
                     for size in TILE_SIZES {
                         let trips: Vec<Option<i64>> = window.iter().map(|n| tree.trip_count(program, *n)).collect();
@@ -177,6 +183,9 @@ impl TransformKind for Tile {
                 }
             }
         }
+        // The model's sizes may equal a class's: keep the first.
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|t| seen.insert(t.clone()));
         out
     }
 

@@ -1,0 +1,200 @@
+//! The analytic tile-size model: tile sizes for a band from the references in the tile and
+//! the cache budget, instead of a fixed list of size classes.
+//!
+//! As in Yuki et al. (CGO 2010, `../shared/seeds/tile-size-selection-models.txt` §3.1), what
+//! decides the sizes is how each reference of the tiled statements walks memory: a reference
+//! streams along its contiguous dimension (the prefetcher fetches it), or is invariant in a
+//! loop (reused from cache across it), or strides across rows (needs its lines kept). Their
+//! model learns the mapping from counts of these classes to a cubic tile size; this one
+//! computes it: for each size vector of a grid it counts the cache lines one tile touches
+//! (per buffer, the box its subscripts span over the tile, in lines along the contiguous
+//! dimension), keeps the vectors whose lines fit the budget (half of one core's share of
+//! the second-level cache: the rest holds the streams and what conflicts evict), and picks
+//! the one that loads the fewest lines per iteration (each tile's lines are loaded once from
+//! the next level), preferring sizes that divide the trip counts.
+
+use super::kinds::fitted_size;
+use super::tree::Scheduled;
+use crate::ir::{CompId, Program};
+use crate::machine::Cache;
+use std::collections::HashMap;
+
+/// Bytes per cache line (x86).
+pub const LINE_BYTES: i64 = 64;
+
+/// How much more a tiling with a partial tile is taken to cost.
+const PARTIAL_TILE_PENALTY: f64 = 1.1;
+
+/// Sizes tried per loop (each also fitted to the trip count).
+const GRID: [u32; 13] = [4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384];
+
+/// What the model decided for a band: sizes (outermost first), the bytes of lines one tile
+/// touches, the budget it had to fit, and the lines loaded per iteration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TileChoice {
+    pub sizes: Vec<u32>,
+    pub footprint_bytes: u64,
+    pub budget_bytes: u64,
+    pub lines_per_iteration: f64,
+}
+
+/// The budget for a first-level tile: half of one core's share of the L2 (or of the
+/// largest cache there is, where no L2 is known); 256 KiB where nothing is known.
+pub fn budget(caches: &[Cache]) -> u64 {
+    let share = |c: &Cache| c.bytes / c.shared_by.max(1) as u64;
+    caches.iter().find(|c| c.level == 2).or(caches.last()).map_or(256 << 10, |c| share(c) / 2)
+}
+
+/// The model's sizes for tiling `band` (nodes of a perfectly nested chain of point loops,
+/// outermost first, with constant trip counts) within `budget` bytes. None where a loop's
+/// trip count is unknown or too small to tile, or a computation under the band cannot be
+/// described.
+pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], budget: u64) -> Option<TileChoice> {
+    let trips: Vec<i64> = band.iter().map(|n| tree.trip_count(program, *n)).collect::<Option<_>>()?;
+    let innermost = *band.last()?;
+    let comps = tree.comps_under(innermost);
+    if comps.is_empty() {
+        return None;
+    }
+    // Per computation, where each of its loops is relative to the band: a band position, a
+    // loop below the band (runs fully in a tile), or above it (fixed in a tile).
+    let mut roles: Vec<(CompId, Vec<Role>)> = Vec::new();
+    for &c in &comps {
+        let comp = &program.computations[c];
+        let enclosing = tree.enclosing(c);
+        let mut r = Vec::new();
+        for &orig in &comp.iterators {
+            let live = tree.live(orig);
+            let node = enclosing.iter().find(|e| e.loop_id == live && !e.is_tile()).and_then(|e| tree.node_of(*e))?;
+            r.push(match band.iter().position(|b| *b == node) {
+                Some(k) => Role::Band(k),
+                None if tree.inside(node, innermost) => Role::Full(program.loops[orig].trip_count.unwrap_or(1).max(1)),
+                None => Role::Fixed,
+            });
+        }
+        roles.push((c, r));
+    }
+    // The grid and each of its sizes fitted to the trip count (a divisor near it).
+    let grids: Vec<Vec<u32>> = trips
+        .iter()
+        .map(|t| {
+            let mut g: Vec<u32> = GRID.iter().flat_map(|s| [*s, fitted_size(*t, *s)]).filter(|s| (*s as i64) < *t).collect();
+            g.sort();
+            g.dedup();
+            g
+        })
+        .collect();
+    if grids.iter().any(|g| g.is_empty()) {
+        return None;
+    }
+    let mut best: Option<(f64, Vec<u32>, u64)> = None;
+    let mut sizes = vec![0u32; band.len()];
+    let total: usize = grids.iter().map(|g| g.len()).product();
+    for mut index in 0..total {
+        for (k, g) in grids.iter().enumerate().rev() {
+            sizes[k] = g[index % g.len()];
+            index /= g.len();
+        }
+        let lines = tile_lines(program, &roles, &sizes);
+        let bytes = (lines * LINE_BYTES as f64) as u64;
+        if bytes > budget {
+            continue;
+        }
+        let iterations: f64 = sizes.iter().map(|s| *s as f64).product();
+        // A size that does not divide its trip count leaves a partial tile, whose min bounds
+        // keep unroll-and-jam and the vectorizer out: whole tiles are preferred unless
+        // partial ones load a tenth fewer lines.
+        let partial = sizes.iter().zip(&trips).any(|(s, t)| t % *s as i64 != 0);
+        let cost = lines / iterations * if partial { PARTIAL_TILE_PENALTY } else { 1.0 };
+        // Ties (within 0.1%) go to the larger tile, then to the larger inner sizes.
+        let better = match &best {
+            None => true,
+            Some((c, s, _)) => {
+                cost < c * 0.999 || (cost <= c * 1.001 && (iterations, sizes.iter().rev().collect::<Vec<_>>()) > (s.iter().map(|x| *x as f64).product(), s.iter().rev().collect()))
+            }
+        };
+        if better {
+            best = Some((cost, sizes.clone(), bytes));
+        }
+    }
+    let (_, sizes, bytes) = best?;
+    let lines = tile_lines(program, &roles, &sizes);
+    Some(TileChoice {
+        footprint_bytes: bytes,
+        budget_bytes: budget,
+        lines_per_iteration: lines / sizes.iter().map(|s| *s as f64).product::<f64>(),
+        sizes,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    Band(usize),
+    Full(i64),
+    Fixed,
+}
+
+/// Cache lines one tile of `sizes` touches: per buffer and linear part of the subscripts
+/// (references that differ by a constant, a stencil's neighbours, share their lines), the
+/// box spanned over the tile, the contiguous dimension counted in lines.
+fn tile_lines(program: &Program, roles: &[(CompId, Vec<Role>)], sizes: &[u32]) -> f64 {
+    let mut boxes: HashMap<(usize, Vec<Vec<i64>>), Vec<(f64, i64, i64)>> = HashMap::new();
+    for (c, r) in roles {
+        let comp = &program.computations[*c];
+        let range: Vec<f64> = r
+            .iter()
+            .map(|role| match role {
+                Role::Band(k) => sizes[*k] as f64,
+                Role::Full(t) => *t as f64,
+                Role::Fixed => 1.0,
+            })
+            .collect();
+        for a in std::iter::once(&comp.store).chain(&comp.loads) {
+            let cols = comp.iterators.len();
+            let linear: Vec<Vec<i64>> = a.matrix.iter().map(|row| row[..cols.min(row.len())].to_vec()).collect();
+            let spans: Vec<(f64, i64, i64)> = a
+                .matrix
+                .iter()
+                .map(|row| {
+                    let span = 1.0 + row.iter().zip(&range).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
+                    let offset = row.get(cols).copied().unwrap_or(0);
+                    (span, offset, offset)
+                })
+                .collect();
+            match boxes.get_mut(&(a.buffer, linear.clone())) {
+                Some(b) => {
+                    for (have, new) in b.iter_mut().zip(spans) {
+                        have.1 = have.1.min(new.1);
+                        have.2 = have.2.max(new.2);
+                    }
+                }
+                None => {
+                    boxes.insert((a.buffer, linear), spans);
+                }
+            }
+        }
+    }
+    boxes
+        .iter()
+        .map(|((buffer, _), dims)| {
+            let buf = &program.buffers[*buffer];
+            let per_line = (LINE_BYTES / buf.element_type.bytes()).max(1) as f64;
+            let last = dims.len().saturating_sub(1);
+            dims.iter()
+                .enumerate()
+                .map(|(r, (span, lo, hi))| {
+                    let mut extent = span + (hi - lo) as f64;
+                    if let Some(d) = buf.shape.get(r) {
+                        extent = extent.min((*d).max(1) as f64);
+                    }
+                    if r == last {
+                        // A row of `extent` elements at a random alignment: its expected lines.
+                        (extent - 1.0) / per_line + 1.0
+                    } else {
+                        extent
+                    }
+                })
+                .product::<f64>()
+        })
+        .sum()
+}

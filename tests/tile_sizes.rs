@@ -1,0 +1,84 @@
+//! The analytic tile-size model (`schedule::tile_sizes`): sizes fit the budget, follow it,
+//! prefer whole tiles, and reach the search as candidates.
+
+use affine_autosched::ir::{self, Program};
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::schedule::tile_sizes::{choose, LINE_BYTES};
+use affine_autosched::schedule::tree::Scheduled;
+use affine_autosched::schedule::Schedule;
+use affine_autosched::search::candidates::{candidates, Stage};
+use std::path::PathBuf;
+
+fn program(rel: &str) -> Program {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let m = LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    ir::analyze_function(m.functions()[0]).unwrap().program
+}
+
+fn band(p: &Program, tree: &Scheduled, names: &[&str]) -> Vec<usize> {
+    names.iter().map(|n| tree.node_named(p, &n.parse().unwrap()).unwrap()).collect()
+}
+
+#[test]
+fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
+    // PolyBench gemm, its i-k-j nest distributed from the beta scaling: 1000 x 1200 x 1100.
+    let p = program("benchmarks/polybench/gemm.mlir");
+    let s: Schedule = "distribute(L0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.1", "L0.1.0"]);
+    let trips = [1000i64, 1200, 1100];
+    let mut last = f64::INFINITY;
+    for budget in [32u64 << 10, 128 << 10, 512 << 10, 2 << 20] {
+        let c = choose(&p, &tree, &b, budget).unwrap();
+        assert!(c.footprint_bytes <= budget, "{c:?}");
+        assert!(c.footprint_bytes >= budget / 4, "the tile uses the budget: {c:?}");
+        for (s, t) in c.sizes.iter().zip(trips) {
+            assert!((*s as i64) < t, "{c:?}");
+        }
+        // Three references of a contraction: a cube-like tile (no size 8x another).
+        let (lo, hi) = (c.sizes.iter().min().unwrap(), c.sizes.iter().max().unwrap());
+        assert!(hi / lo <= 8, "{c:?}");
+        // More room, fewer lines per iteration.
+        let volume: f64 = c.sizes.iter().map(|s| *s as f64).product();
+        assert!(c.lines_per_iteration * volume * LINE_BYTES as f64 <= c.footprint_bytes as f64 + 1.0);
+        assert!(c.lines_per_iteration < last, "{c:?}");
+        last = c.lines_per_iteration;
+    }
+}
+
+#[test]
+fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
+    // Batched matmul, 256 x 256 x 256 per batch: at these budgets a whole tile (dividing
+    // 256) loads at most a tenth more lines per iteration than a partial one (192), so it
+    // is taken. (At 1 MiB, 192 cubed loads a third fewer than 128 cubed and wins.)
+    let p = program("benchmarks/polybench/batched-matmul.mlir");
+    let s: Schedule = "interchange(L1.0.0.0, L1.0.0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
+    for budget in [64u64 << 10, 256 << 10] {
+        let c = choose(&p, &tree, &b, budget).unwrap();
+        assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
+    }
+    // syr2k's j loop runs to i: no constant trip count.
+    let tri = program("benchmarks/polybench/syr2k.mlir");
+    let tree = Scheduled::new(&tri, &Schedule::default()).unwrap();
+    let b = band(&tri, &tree, &["L0.1", "L0.1.0"]);
+    assert!(choose(&tri, &tree, &b, 512 << 10).is_none());
+}
+
+#[test]
+fn the_search_is_offered_the_models_sizes() {
+    let p = program("benchmarks/polybench/gemm.mlir");
+    let s: Schedule = "distribute(L0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.1", "L0.1.0"]);
+    let budget = affine_autosched::schedule::tile_sizes::budget(affine_autosched::machine::caches());
+    let c = choose(&p, &tree, &b, budget).unwrap();
+    let want = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
+    let tiles: Vec<String> = candidates(&p, &s, Stage::Tile).iter().map(|t| t.to_string()).collect();
+    assert!(tiles.contains(&want), "{want} not in {tiles:?}");
+    let mut unique = tiles.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), tiles.len(), "no candidate twice");
+}
