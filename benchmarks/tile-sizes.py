@@ -30,7 +30,8 @@ MAX_VARIANTS = 80  # a 3-loop band drops the class 16 when the grid would exceed
 # {t0} standing for the first band loop's tile loop).
 KERNELS = [
     ("gemm", "polybench/gemm.mlir", "distribute(L0)", ["L0.d1", "L0.1", "L0.1.0"], "parallelize({t0})"),
-    ("2mm", "polybench/2mm.mlir", "distribute(L0.0); distribute(L0)", ["L0.d1", "L0.0.d1", "L0.0.0"], "parallelize({t0})"),
+    ("2mm", "polybench/2mm.mlir", "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)",
+     ["L0.d1", "L0.0.0", "L0.0.d1"], "parallelize({t0})"),
     ("batched-matmul", "polybench/batched-matmul.mlir", "interchange(L1.0.0.0, L1.0.0)", ["L1.0", "L1.0.0.0", "L1.0.0"],
      "parallelize(L1)"),
     ("conv2d", "polybench/conv2d.mlir", "", ["L1.0", "L1.0.0", "L1.0.0.0"], "parallelize(L1)"),
@@ -114,7 +115,8 @@ def main() -> int:
                 variants += ["--variant", f"{label}={out}"]
             report = pathlib.Path(tmp) / "run.json"
             print(f"{name}: {len(labels)} variants, trips {trips}, model {model_sizes}", file=sys.stderr)
-            subprocess.run([AUTOSCHED, "run", path, "--reps", str(args.reps), "--warmup", "1", "--json", report] + variants,
+            subprocess.run([AUTOSCHED, "run", path, "--reps", str(args.reps), "--warmup", "1", "--timeout", "3000",
+                            "--json", report] + variants,
                            check=True, stdout=subprocess.DEVNULL)
             run = json.loads(report.read_text())
         timed = {v["label"]: v for v in run["variants"]}
@@ -139,6 +141,12 @@ def main() -> int:
               f"{m['median']*1e3:.2f} ms: {results[-1]['model_over_best']:.3f} of the optimum", file=sys.stderr)
     out_dir = ROOT / "benchmarks/results"
     out_dir.mkdir(exist_ok=True)
+    # A run of some kernels (--only) keeps the others' earlier results.
+    previous = out_dir / "tile-sizes.json"
+    if only and previous.exists():
+        kept = [r for r in json.loads(previous.read_text())["results"] if r["kernel"] not in only]
+        order = [k[0] for k in KERNELS]
+        results = sorted(kept + results, key=lambda r: order.index(r["kernel"]) if r["kernel"] in order else len(order))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     doc = {"machine": cpu, "results": results}
     (out_dir / "tile-sizes.json").write_text(json.dumps(doc, indent=1) + "\n")
