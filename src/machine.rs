@@ -46,6 +46,11 @@ pub fn caches() -> &'static [Cache] {
     CACHES.get_or_init(detect_caches)
 }
 
+/// The CPUs this process may run on.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
 /// CPUs in a sysfs list such as `0-3,8`.
 fn cpu_count(list: &str) -> u32 {
     list.split(',')

@@ -3,7 +3,7 @@
 
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::tile_sizes::{choose, LINE_BYTES};
+use affine_autosched::schedule::tile_sizes::{choose, imbalance, Target, LINE_BYTES};
 use affine_autosched::schedule::tree::Scheduled;
 use affine_autosched::schedule::Schedule;
 use affine_autosched::search::candidates::{candidates, Stage};
@@ -29,7 +29,7 @@ fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
     let trips = [1000i64, 1200, 1100];
     let mut last = f64::INFINITY;
     for budget in [32u64 << 10, 128 << 10, 512 << 10, 2 << 20] {
-        let c = choose(&p, &tree, &b, budget).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1 }).unwrap();
         assert!(c.footprint_bytes <= budget, "{c:?}");
         assert!(c.footprint_bytes >= budget / 4, "the tile uses the budget: {c:?}");
         for (s, t) in c.sizes.iter().zip(trips) {
@@ -56,14 +56,14 @@ fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
     for budget in [64u64 << 10, 256 << 10] {
-        let c = choose(&p, &tree, &b, budget).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1 }).unwrap();
         assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
     }
     // syr2k's j loop runs to i: no constant trip count.
     let tri = program("benchmarks/polybench/syr2k.mlir");
     let tree = Scheduled::new(&tri, &Schedule::default()).unwrap();
     let b = band(&tri, &tree, &["L0.1", "L0.1.0"]);
-    assert!(choose(&tri, &tree, &b, 512 << 10).is_none());
+    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1 }).is_none());
 }
 
 #[test]
@@ -72,8 +72,7 @@ fn the_search_is_offered_the_models_sizes() {
     let s: Schedule = "distribute(L0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.1", "L0.1.0"]);
-    let budget = affine_autosched::schedule::tile_sizes::budget(affine_autosched::machine::caches());
-    let c = choose(&p, &tree, &b, budget).unwrap();
+    let c = choose(&p, &tree, &b, &Target::machine()).unwrap();
     let want = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     let tiles: Vec<String> = candidates(&p, &s, Stage::Tile).iter().map(|t| t.to_string()).collect();
     assert!(tiles.contains(&want), "{want} not in {tiles:?}");
@@ -81,4 +80,21 @@ fn the_search_is_offered_the_models_sizes() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
+}
+
+#[test]
+fn the_outermost_loop_is_shared_evenly_among_the_cores() {
+    assert_eq!(imbalance(64, 32, 2), 1.0);
+    assert_eq!(imbalance(64, 48, 2), 1.5);
+    assert_eq!(imbalance(1000, 7, 1), 1.0);
+    assert!((imbalance(300, 100, 2) - 4.0 / 3.0).abs() < 1e-9, "3 tiles on 2 cores");
+    // A pointwise convolution, 256 output channels outermost: on one core the model may
+    // leave a partial tile there; on two, whatever it picks gives both cores the same work.
+    let p = program("benchmarks/dnn/pointwise-conv.mlir");
+    let tree = Scheduled::new(&p, &Schedule::default()).unwrap();
+    let b = band(&p, &tree, &["L1", "L1.0", "L1.0.0"]);
+    for cores in [2usize, 4, 8] {
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores }).unwrap();
+        assert!(imbalance(256, c.sizes[0], cores) < 1.05, "{cores} cores: {c:?}");
+    }
 }

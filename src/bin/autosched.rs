@@ -210,6 +210,9 @@ enum Command {
         /// The budget in bytes (default: half of one core's share of this machine's L2).
         #[arg(long)]
         budget: Option<u64>,
+        /// The cores the band's outermost loop is shared among (default: this machine's).
+        #[arg(long)]
+        cores: Option<usize>,
     },
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
@@ -313,7 +316,7 @@ impl FuzzArgs {
             seed: self.seed,
             programs: self.programs,
             out: self.out.clone(),
-            jobs: self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)),
+            jobs: self.jobs.unwrap_or_else(|| affine_autosched::machine::cores()),
             hybrid_every: self.hybrid_every,
             random_schedules: self.random_schedules,
             max_steps: self.max_steps,
@@ -629,7 +632,7 @@ fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<st
     })
 }
 
-fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>) -> ExitCode {
+fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>, cores: Option<usize>) -> ExitCode {
     use affine_autosched::schedule::{tile_sizes, tree::Scheduled, LoopName, Tile, Transform};
     let spec = match parse_spec(&schedule) {
         Ok(s) => s,
@@ -651,7 +654,8 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
         Ok(m) => m,
         Err(code) => return code,
     };
-    let budget = budget.unwrap_or_else(|| tile_sizes::budget(affine_autosched::machine::caches()));
+    let machine = tile_sizes::Target::machine();
+    let target = tile_sizes::Target { budget_bytes: budget.unwrap_or(machine.budget_bytes), cores: cores.unwrap_or(machine.cores).max(1) };
     quiet_on_broken_pipe();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
@@ -677,7 +681,7 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
             eprintln!("autosched: error: @{name}: a loop of --band {band} does not exist after the schedule");
             return ExitCode::from(1);
         };
-        let Some(choice) = tile_sizes::choose(&program, &tree, &nodes, budget) else {
+        let Some(choice) = tile_sizes::choose(&program, &tree, &nodes, &target) else {
             eprintln!("autosched: error: @{name}: the band {band} cannot be sized (a trip count unknown or too small)");
             return ExitCode::from(1);
         };
@@ -1139,7 +1143,7 @@ fn main() -> ExitCode {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
         Command::Optimize(args) => optimize(args),
-        Command::TileSizes { file, band, schedule, budget } => tile_sizes(file, band, schedule, budget),
+        Command::TileSizes { file, band, schedule, budget, cores } => tile_sizes(file, band, schedule, budget, cores),
         Command::Layout => {
             quiet_on_broken_pipe();
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

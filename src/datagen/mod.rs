@@ -66,7 +66,7 @@ impl Machine {
             .unwrap_or_else(|| "unknown".into());
         Machine {
             cpu,
-            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            cores: crate::machine::cores(),
             llvm,
             threads,
             caches: detect_caches(),
@@ -315,7 +315,7 @@ pub fn measure_batch(
     quiet: measure::quiet::QuietWait,
 ) -> Result<(Vec<Record>, Vec<String>, Option<Batch>), DatagenError> {
     // Variant v is compiled in part v mod `parts`: one module per core, compiled side by side.
-    let parts = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, batch.schedules.len() + 1);
+    let parts = crate::machine::cores().clamp(1, batch.schedules.len() + 1);
     let entries_of = |b: &Batch| -> Vec<Entry> {
         (0..=b.schedules.len()).map(|v| Entry { label: format!("v{v}"), library: v % parts, function: format!("v{v}") }).collect()
     };

@@ -61,7 +61,7 @@ impl Default for FuzzConfig {
             seed: 1,
             programs: 100,
             out: PathBuf::from("build/fuzz"),
-            jobs: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            jobs: crate::machine::cores(),
             hybrid_every: 10,
             random_schedules: 3,
             max_steps: 6,

@@ -155,7 +155,7 @@ impl Default for MeasureConfig {
             reps: 7,
             timeout: Duration::from_secs(300),
             compile_timeout: Duration::from_secs(120),
-            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            threads: crate::machine::cores(),
             seed: 42,
             comparison: Comparison::Exact,
             work_dir: None,
@@ -330,7 +330,7 @@ pub fn measure_entries(
             }
         }
     };
-    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(1);
+    let jobs = crate::machine::cores().max(1);
     let mut libs = Vec::new();
     let mut exe = None;
     for chunk in (0..libraries.len()).collect::<Vec<_>>().chunks(jobs) {

@@ -155,7 +155,7 @@ mod tests {
                 std::hint::black_box(x);
             }
             let after = CpuCounters::read().unwrap();
-            let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as f64;
+            let cores = crate::machine::cores() as f64;
             // One core spun of `cores`: about 1/cores of all CPU time is counted as ours
             // (so it is not taken for others' load), whatever else the machine runs.
             let own_share = (after.own - before.own) as f64 / (after.total - before.total) as f64;
@@ -168,7 +168,7 @@ mod tests {
         if cpu_busy(Duration::from_millis(10)).is_none() {
             return; // no /proc/stat here
         }
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let cores = crate::machine::cores();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let spinners: Vec<_> = (0..cores)
             .map(|_| {

@@ -11,7 +11,9 @@
 //! dimension), keeps the vectors whose lines fit the budget (half of one core's share of
 //! the second-level cache: the rest holds the streams and what conflicts evict), and picks
 //! the one that loads the fewest lines per iteration (each tile's lines are loaded once from
-//! the next level), preferring sizes that divide the trip counts.
+//! the next level), preferring sizes that divide the trip counts and, on the outermost loop
+//! of the band (the one the search runs in parallel), tile counts that share evenly among
+//! the cores.
 
 use super::kinds::fitted_size;
 use super::tree::Scheduled;
@@ -45,11 +47,37 @@ pub fn budget(caches: &[Cache]) -> u64 {
     caches.iter().find(|c| c.level == 2).or(caches.last()).map_or(256 << 10, |c| share(c) / 2)
 }
 
+/// What the sizes are chosen for: the bytes one tile may touch and the cores its outermost
+/// loop is shared among.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    pub budget_bytes: u64,
+    pub cores: usize,
+}
+
+impl Target {
+    /// This machine: [`budget`] of its caches, all its cores.
+    pub fn machine() -> Target {
+        Target { budget_bytes: budget(crate::machine::caches()), cores: crate::machine::cores() }
+    }
+}
+
+/// How much longer than an even share the busiest core works when the `trips` iterations
+/// of a loop, in tiles of `size`, are split among `cores` in contiguous blocks of tiles (as
+/// OpenMP's static schedule does): 1.0 when they share evenly; 64 iterations in tiles of
+/// 48 on two cores take 1.5 (one core runs 48, the other 16).
+pub fn imbalance(trips: i64, size: u32, cores: usize) -> f64 {
+    let (size, cores) = (size.max(1) as i64, cores.max(1) as i64);
+    let tiles = (trips + size - 1) / size;
+    let busiest = (((tiles + cores - 1) / cores) * size).min(trips);
+    busiest as f64 * cores as f64 / trips.max(1) as f64
+}
+
 /// The model's sizes for tiling `band` (nodes of a perfectly nested chain of point loops,
-/// outermost first, with constant trip counts) within `budget` bytes. None where a loop's
-/// trip count is unknown or too small to tile, or a computation under the band cannot be
-/// described.
-pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], budget: u64) -> Option<TileChoice> {
+/// outermost first, with constant trip counts) for `target`. None where a loop's trip count
+/// is unknown or too small to tile, or a computation under the band cannot be described.
+pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Target) -> Option<TileChoice> {
+    let budget = target.budget_bytes;
     let trips: Vec<i64> = band.iter().map(|n| tree.trip_count(program, *n)).collect::<Option<_>>()?;
     let innermost = *band.last()?;
     let comps = tree.comps_under(innermost);
@@ -105,7 +133,10 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], budget: u64) 
         // keep unroll-and-jam and the vectorizer out: whole tiles are preferred unless
         // partial ones load a tenth fewer lines.
         let partial = sizes.iter().zip(&trips).any(|(s, t)| t % *s as i64 != 0);
-        let cost = lines / iterations * if partial { PARTIAL_TILE_PENALTY } else { 1.0 };
+        // The search runs the band's outermost tile loop in parallel (where a loop above it
+        // runs in parallel instead, this only rules out sizes that leave few tiles there).
+        let balance = imbalance(trips[0], sizes[0], target.cores);
+        let cost = lines / iterations * if partial { PARTIAL_TILE_PENALTY } else { 1.0 } * balance;
         // Ties (within 0.1%) go to the larger tile, then to the larger inner sizes.
         let better = match &best {
             None => true,

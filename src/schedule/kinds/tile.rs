@@ -162,7 +162,7 @@ impl TransformKind for Tile {
                         continue;
                     }
                     // The analytic model's sizes for this machine's caches (`tile_sizes`).
-                    if let Some(choice) = tile_sizes::choose(program, tree, window, tile_sizes::budget(crate::machine::caches())) {
+                    if let Some(choice) = tile_sizes::choose(program, tree, window, &tile_sizes::Target::machine()) {
                         out.push(Tile { band: window.iter().zip(&choice.sizes).map(|(n, s)| (tree.name(program, *n), *s)).collect() });
                     }
                     for size in TILE_SIZES {
