@@ -316,7 +316,7 @@ impl FuzzArgs {
             seed: self.seed,
             programs: self.programs,
             out: self.out.clone(),
-            jobs: self.jobs.unwrap_or_else(|| affine_autosched::machine::cores()),
+            jobs: self.jobs.unwrap_or_else(affine_autosched::machine::cores),
             hybrid_every: self.hybrid_every,
             random_schedules: self.random_schedules,
             max_steps: self.max_steps,
