@@ -140,12 +140,22 @@ fn a_batch_splits_into_modules_by_variant_number() {
 #[test]
 fn sampler_walks_the_search_space() {
     use affine_autosched::search::candidates::{candidates, combinations, STAGES};
-    // A step of the walk is a candidate of a stage, or a step of one of its combinations (a
-    // register tile's jams are not single candidates).
-    let stage_of = |program: &ir::Program, prefix: &Schedule, t: &affine_autosched::schedule::Transform| {
-        STAGES.iter().position(|st| {
-            let single = candidates(program, prefix, *st);
-            single.contains(t) || combinations(program, prefix, *st, &single).iter().any(|c| c.contains(t))
+    use affine_autosched::schedule::Transform;
+    // Where the walk's steps come from, as the search would make them: a single candidate
+    // of a stage, or a whole combination of a stage (made, as in the search, of that stage's
+    // legal candidates in their order): the stage and how many steps from the first of
+    // `rest` it made.
+    let single = |program: &ir::Program, prefix: &Schedule, t: &Transform| {
+        STAGES.iter().position(|st| candidates(program, prefix, *st).contains(t))
+    };
+    let combination = |func, program: &ir::Program, prefix: &Schedule, rest: &[Transform]| -> Option<(usize, usize)> {
+        let checker = affine_autosched::transform::Prefix::new(func, prefix).ok()?;
+        STAGES.iter().enumerate().filter(|(_, st)| st.has_combinations()).find_map(|(i, st)| {
+            let legal: Vec<Transform> = candidates(program, prefix, *st)
+                .into_iter()
+                .filter(|t| checker.check(std::slice::from_ref(t)).is_ok())
+                .collect();
+            combinations(program, prefix, *st, &legal).into_iter().find(|c| rest.starts_with(c)).map(|c| (i, c.len()))
         })
     };
     let mut kinds_seen = BTreeSet::new();
@@ -166,14 +176,33 @@ fn sampler_walks_the_search_space() {
         for _ in 0..40 {
             let s = sampler::walk(func, &prog, &mut rng, 12);
             assert!(s.steps.len() <= 12);
-            let mut prefix = Schedule::default();
-            let mut last_stage = 0;
+            // Steps are read as single candidates where they are; a step that is not is the
+            // rest of a combination begun at it or at the step before (a second level of
+            // tiles after its first).
+            let (mut k, mut last_stage) = (0usize, 0usize);
+            let mut previous: Option<(usize, usize)> = None; // (position, stage before it)
+            while k < s.steps.len() {
+                let prefix = Schedule { steps: s.steps[..k].to_vec() };
+                if let Some(st) = single(&prog, &prefix, &s.steps[k]) {
+                    assert!(st >= last_stage, "{s}: stages out of the search's order");
+                    previous = Some((k, last_stage));
+                    (k, last_stage) = (k + 1, st);
+                    continue;
+                }
+                let here = combination(func, &prog, &prefix, &s.steps[k..]).map(|(st, n)| (k, last_stage, st, n));
+                let before = previous.and_then(|(pk, ls)| {
+                    let p = Schedule { steps: s.steps[..pk].to_vec() };
+                    combination(func, &prog, &p, &s.steps[pk..]).filter(|(_, n)| pk + n > k).map(|(st, n)| (pk, ls, st, n))
+                });
+                let (at, stage_before, st, n) = here
+                    .or(before)
+                    .unwrap_or_else(|| panic!("{s}: {} is no candidate or combination of the search after its first {k} steps", s.steps[k]));
+                assert!(st >= stage_before, "{s}: stages out of the search's order");
+                previous = None;
+                (k, last_stage) = (at + n, st);
+            }
             for t in &s.steps {
-                let stage = stage_of(&prog, &prefix, t).unwrap_or_else(|| panic!("{s}: {t} is no candidate of the search after {prefix}"));
-                assert!(stage >= last_stage, "{s}: stages out of the search's order");
-                last_stage = stage;
                 kinds_seen.insert(t.kind());
-                prefix.steps.push(t.clone());
             }
             // Legal as a whole.
             datagen::batch_module(&p, std::slice::from_ref(&s)).unwrap();

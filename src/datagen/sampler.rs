@@ -38,10 +38,13 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Sch
             continue;
         }
         let Ok(prefix) = Prefix::new(func, &schedule) else { break };
-        rng.shuffle(&mut steps);
         // A combination is made of the stage's legal steps: then every candidate is tried,
-        // as the search does.
+        // as the search does, and in its order (a kind may combine only its first legal
+        // steps, as tile's second level does).
         let combine = stage.has_combinations() && rng.chance(COMBINATION_PROBABILITY);
+        if !combine {
+            rng.shuffle(&mut steps);
+        }
         let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
         let mut legal: Vec<Transform> = Vec::new();
         for step in steps.into_iter().take(tries) {
