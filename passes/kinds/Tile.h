@@ -26,6 +26,18 @@ int32_t autosched_tx_tile(MlirOperation func, const char *const *names,
                           const int64_t *sizes, size_t n, AutoschedTxReportFn fn,
                           void *ctx);
 
+/// What the legality of tiling the band `names` (as autosched_tx_tile takes it) depends
+/// on besides the sizes, found without changing `func`: the same refusals as
+/// autosched_tx_tile for everything but the sizes; else `*bands`, how many bands the names
+/// match, and when that is one, each loop's constant trip count (-1 if not constant) in
+/// `trips[n]` and in `backward[n]` whether a dependence carried in the band may run
+/// backwards along it. Tiling with `sizes` is then refused (dependence) exactly when such a
+/// loop is among those the sizes tile in effect: all but the trailing loops whose size
+/// covers their trip count.
+int32_t autosched_tx_tile_band(MlirOperation func, const char *const *names, size_t n,
+                               int64_t *trips, uint8_t *backward, size_t *bands,
+                               AutoschedTxReportFn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

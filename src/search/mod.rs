@@ -20,7 +20,7 @@ use crate::schedule::{Schedule, Transform};
 use crate::transform;
 use candidates::{candidates, combinations, STAGES};
 pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug)]
@@ -90,6 +90,9 @@ pub fn search(
     let mut all = beam.clone();
     let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
+    // The beam's states transformed, by schedule text: a child's is its parent's with the
+    // child's steps run once more (not the whole schedule replayed at every stage).
+    let mut prefixes: HashMap<String, transform::Prefix> = HashMap::new();
     for &stage in STAGES {
         if !evaluator.scores(stage) {
             log::debug!("{stage:?}: skipped, the evaluator does not score it");
@@ -97,6 +100,8 @@ pub fn search(
         }
         let stage_started = Instant::now();
         let mut children: Vec<Schedule> = Vec::new();
+        // Each child's parent (schedule text) and how many steps it adds.
+        let mut parent_of: HashMap<String, (String, usize)> = HashMap::new();
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
                 continue;
@@ -105,13 +110,19 @@ pub fn search(
             if steps.is_empty() {
                 continue;
             }
-            let prefix = match transform::Prefix::new(func, &state.schedule) {
-                Ok(p) => p,
-                Err(e) => {
-                    log::warn!("{}: cannot extend: {e}", state.schedule);
-                    continue;
+            let key = state.schedule.to_string();
+            if !prefixes.contains_key(&key) {
+                match transform::Prefix::new(func, &state.schedule) {
+                    Ok(p) => {
+                        prefixes.insert(key.clone(), p);
+                    }
+                    Err(e) => {
+                        log::warn!("{}: cannot extend: {e}", state.schedule);
+                        continue;
+                    }
                 }
-            };
+            }
+            let prefix = &prefixes[&key];
             let mut legal = Vec::new();
             for step in steps {
                 let mut s = state.schedule.clone();
@@ -122,6 +133,7 @@ pub fn search(
                 }
                 match prefix.check(std::slice::from_ref(&step)) {
                     Ok(()) => {
+                        parent_of.insert(s.to_string(), (key.clone(), 1));
                         children.push(s);
                         legal.push(step);
                     }
@@ -139,7 +151,10 @@ pub fn search(
                     continue;
                 }
                 match prefix.check(&combo) {
-                    Ok(()) => children.push(s),
+                    Ok(()) => {
+                        parent_of.insert(s.to_string(), (key.clone(), combo.len()));
+                        children.push(s);
+                    }
                     Err(e) => log::trace!("{s}: {e}"),
                 }
             }
@@ -159,6 +174,7 @@ pub fn search(
         }
         next.sort_by(order);
         next.truncate(cfg.beam_width.max(1));
+        prefixes = next_prefixes(prefixes, &parent_of, &next);
         log::debug!(
             "{stage:?}: {} children, {checked:.3} s proposing and checking, {:.3} s evaluating; best {} ({:.3}x)",
             n_children,
@@ -170,6 +186,35 @@ pub fn search(
     }
     all.sort_by(order);
     Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64() })
+}
+
+/// The transformed states of the new beam `next`: kept from `prefixes` for the states that
+/// stay, extended from their parent's for the children (by the steps they add). A state
+/// missing here is built from scratch when a later stage needs it.
+fn next_prefixes(
+    mut prefixes: HashMap<String, transform::Prefix>,
+    parent_of: &HashMap<String, (String, usize)>,
+    next: &[Scored],
+) -> HashMap<String, transform::Prefix> {
+    let mut out = HashMap::new();
+    for s in next {
+        let key = s.schedule.to_string();
+        let Some((parent, added)) = parent_of.get(&key) else { continue };
+        let Some(p) = prefixes.get(parent) else { continue };
+        match p.extend(&s.schedule.steps[s.schedule.steps.len() - added..]) {
+            Ok(longer) => {
+                out.insert(key, longer);
+            }
+            Err(e) => log::debug!("{}: not extended from its parent ({e}); built again if needed", s.schedule),
+        }
+    }
+    for s in next {
+        let key = s.schedule.to_string();
+        if let Some(p) = prefixes.remove(&key) {
+            out.insert(key, p);
+        }
+    }
+    out
 }
 
 /// The search scored by the cost model.

@@ -35,6 +35,11 @@ impl Call {
         (Some(collect_report), &mut self.why as *mut String as *mut c_void)
     }
 
+    /// Adds to the reason, as the C++ side would (a verdict decided on the Rust side).
+    pub fn say(&mut self, why: &str) {
+        self.why.push_str(why);
+    }
+
     /// What the C++ side reported.
     pub fn into_reason(self) -> String {
         self.why

@@ -109,6 +109,8 @@ pub struct Prefix {
     clone: Op,
     program: Program,
     schedule: Schedule,
+    /// What kinds' shortcuts learned about the clone (it never changes).
+    memo: std::cell::RefCell<crate::schedule::kinds::Memo>,
 }
 
 impl Prefix {
@@ -118,7 +120,7 @@ impl Prefix {
         check_names(&program, schedule)?;
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
-        let prefix = Prefix { clone, program, schedule: schedule.clone() };
+        let prefix = Prefix { clone, program, schedule: schedule.clone(), memo: Default::default() };
         tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
@@ -126,11 +128,40 @@ impl Prefix {
         Ok(prefix)
     }
 
-    /// Whether the prefix followed by `steps` applies (legal, verifies).
+    /// The prefix followed by `steps`, from this one's clone (the steps run once, not the
+    /// whole schedule again): as [`Prefix::new`] on the longer schedule.
+    pub fn extend(&self, steps: &[Transform]) -> Result<Prefix, TransformError> {
+        let mut whole = self.schedule.clone();
+        whole.steps.extend(steps.iter().cloned());
+        check_names(&self.program, &whole)?;
+        // SAFETY: the prefix's clone is live; the copy is owned by the new Prefix (or
+        // destroyed here when a step fails).
+        let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
+        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default() };
+        for (i, step) in steps.iter().enumerate() {
+            run_step(copy.0, self.schedule.steps.len() + i + 1, step)?;
+        }
+        Ok(longer)
+    }
+
+    /// The schedule applied.
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// Whether the prefix followed by `steps` applies (legal, verifies). A single step of a
+    /// kind with a shortcut ([`crate::schedule::kinds::TransformKind::check_in_place`]) is
+    /// decided without applying it: same verdict, same reason.
     pub fn check(&self, steps: &[Transform]) -> Result<(), TransformError> {
         let mut whole = self.schedule.clone();
         whole.steps.extend(steps.iter().cloned());
         check_names(&self.program, &whole)?;
+        if let [step] = steps {
+            let mut call = Call::new(self.clone.0);
+            if let Some(status) = step.check_in_place(&mut call, &mut self.memo.borrow_mut()) {
+                return verdict(self.schedule.steps.len() + 1, step, status, call);
+            }
+        }
         // SAFETY: the prefix's clone is live; this copy is destroyed before returning.
         let copy = unsafe { autosched_tx_clone(self.clone.0) };
         let result = (|| {
@@ -218,6 +249,11 @@ fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, Tra
 fn run_step(func: MlirOperation, step: usize, t: &Transform) -> Result<(), TransformError> {
     let mut call = Call::new(func);
     let status = t.apply(&mut call);
+    verdict(step, t, status, call)
+}
+
+/// The result of step `step` (`t`) from the C++ layer's status and the call's reason.
+fn verdict(step: usize, t: &Transform, status: i32, call: Call) -> Result<(), TransformError> {
     let (text, reason) = (t.to_string(), call.into_reason());
     match status {
         s if s == ffi::AUTOSCHED_TX_OK as i32 => Ok(()),

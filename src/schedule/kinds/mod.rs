@@ -79,7 +79,21 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     /// Checks and applies the step on the tagged clone (`call.func`): one typed call into
     /// `passes/kinds/<Kind>.cpp`, returning its status.
     fn apply(&self, call: &mut Call) -> i32;
+    /// The status [`TransformKind::apply`] would return, decided without changing
+    /// `call.func` from facts the kind learns once per key of its own and keeps in `memo`
+    /// (the steps of one search state that differ only in parameters the facts decide share
+    /// them: a band's dependences decide every tile size). None: no shortcut here; the step
+    /// is applied to a copy. A shortcut must give apply's verdict and reason (tests/search.rs
+    /// compares them).
+    fn check_in_place(&self, _call: &mut Call, _memo: &mut Memo) -> Option<i32> {
+        None
+    }
 }
+
+/// What [`TransformKind::check_in_place`] learned about one state, by a key of the kind's:
+/// facts (numbers) that decide the steps sharing the key, or the C++ layer's refusal of them
+/// all (status and reason).
+pub type Memo = std::collections::HashMap<String, Result<Vec<i64>, (i32, String)>>;
 
 /// The names live at one point of a schedule, as [`TransformKind::rename`] updates them.
 #[derive(Debug)]
@@ -187,6 +201,12 @@ macro_rules! registry {
             pub(crate) fn apply(&self, call: &mut Call) -> i32 {
                 match self {
                     $(Transform::$variant(k) => k.apply(call),)*
+                }
+            }
+
+            pub(crate) fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
+                match self {
+                    $(Transform::$variant(k) => k.check_in_place(call, memo),)*
                 }
             }
 

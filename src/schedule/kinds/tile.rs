@@ -4,7 +4,7 @@
 //! Tiling the tile loops again (`tile(L0.t:4, L0.0.t:2)`, sizes in tiles) makes tiles of
 //! tiles, for a second cache level: `L0.t.t` above `L0.t` above `L0`.
 
-use super::{write_pairs, Names, Stage, TransformKind};
+use super::{write_pairs, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Kid, LoopAt, Node, Scheduled, TreeError};
@@ -224,6 +224,69 @@ impl TransformKind for Tile {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; names and sizes outlive the call.
         unsafe { ffi::autosched_tx_tile(call.func, ptrs.as_ptr(), sizes.as_ptr(), ptrs.len(), report, ctx) }
+    }
+
+    /// A band's legality depends on its sizes only through which loops they tile in effect:
+    /// the band's dependences and trip counts (autosched_tx_tile_band) are learned once and
+    /// decide every size.
+    fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
+        let n = self.band.len();
+        let key = format!("tile {}", self.band.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(","));
+        let facts = memo.entry(key).or_insert_with(|| {
+            let names: Vec<CString> = self.band.iter().map(|(l, _)| ffi::cstring(l.as_str())).collect();
+            let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+            let (mut trips, mut backward, mut bands) = (vec![0i64; n], vec![0u8; n], 0usize);
+            let mut probe = Call::new(call.func);
+            let (report, ctx) = probe.report();
+            // SAFETY: the clone is live and only read; the buffers hold n entries and outlive the call.
+            let status = unsafe {
+                ffi::autosched_tx_tile_band(
+                    call.func,
+                    ptrs.as_ptr(),
+                    n,
+                    trips.as_mut_ptr(),
+                    backward.as_mut_ptr(),
+                    &mut bands,
+                    report,
+                    ctx,
+                )
+            };
+            if status != ffi::AUTOSCHED_TX_OK as i32 {
+                return Err((status, probe.into_reason()));
+            }
+            // Several bands of these names may differ in their trip counts: no shortcut.
+            if bands != 1 {
+                return Ok(Vec::new());
+            }
+            Ok(trips.into_iter().chain(backward.into_iter().map(i64::from)).collect())
+        });
+        match facts {
+            Err((status, why)) => {
+                call.say(why);
+                Some(*status)
+            }
+            Ok(f) if f.is_empty() => None,
+            Ok(f) => {
+                let (trips, backward) = f.split_at(n);
+                // As Tile.cpp: the innermost loops whose tile covers their whole constant
+                // trip count are not tiled in effect.
+                let mut tiled = n;
+                while tiled > 0 && trips[tiled - 1] >= 0 && self.band[tiled - 1].1 as i64 >= trips[tiled - 1] {
+                    tiled -= 1;
+                }
+                match (0..tiled).find(|&i| backward[i] != 0) {
+                    Some(i) => {
+                        call.say(&format!(
+                            "tiling would reverse a dependence: the band is not fully permutable (a dependence \
+                             component along {} may be negative)",
+                            self.band[i].0
+                        ));
+                        Some(ffi::AUTOSCHED_TX_REFUSED_DEPENDENCE as i32)
+                    }
+                    None => Some(ffi::AUTOSCHED_TX_OK as i32),
+                }
+            }
+        }
     }
 }
 
