@@ -341,7 +341,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // (transform::Prefix), deciding some kinds' steps without applying them (tile: from the
     // band's dependences and trip counts); it must accept and refuse exactly what a check
     // from scratch does, with the same reasons (step numbers included).
-    let mut tiles = (0, 0);
+    let (mut tiles, mut combos) = ((0, 0), 0);
     for (file, prefix) in [
         ("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"),
         ("jacobi-2d.mlir", ""),
@@ -358,6 +358,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
         let from = transform::Prefix::new(f, &prefix).unwrap();
         let mut compared = 0;
         for &stage in STAGES {
+            let mut legal = Vec::new();
             for step in candidates(&p, &prefix, stage) {
                 let mut whole = prefix.clone();
                 whole.steps.push(step.clone());
@@ -367,14 +368,27 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
                 compared += 1;
                 if stage == Stage::Tile {
                     tiles.0 += 1;
-                    tiles.1 += a.is_err_and(|e| e.contains("would reverse a dependence")) as usize;
+                    tiles.1 += a.as_ref().is_err_and(|e| e.contains("would reverse a dependence")) as usize;
                 }
+                if a.is_ok() {
+                    legal.push(step);
+                }
+            }
+            // Combinations are checked from the prefix extended by their first step.
+            for combo in combinations(&p, &prefix, stage, &legal) {
+                let mut whole = prefix.clone();
+                whole.steps.extend(combo.iter().cloned());
+                let a = from.check(&combo).map_err(|e| e.to_string());
+                assert_eq!(a, transform::check(f, &whole).map_err(|e| e.to_string()), "{whole}");
+                compared += 1;
+                combos += 1;
             }
         }
         assert!(compared > 20, "{file}: {compared}");
     }
     // Tilings accepted and refused for a dependence (the stencils' time loops) were compared.
     assert!(tiles.0 > 100 && tiles.1 > 5, "{tiles:?}");
+    assert!(combos > 20, "{combos}");
     // Sizes at and around the trip counts (seidel-2d: 30 x 1998 x 1998, not fully
     // permutable): the innermost loops a tile covers whole are not tiled in effect.
     let m = benchmark("seidel-2d.mlir");

@@ -111,6 +111,8 @@ pub struct Prefix {
     schedule: Schedule,
     /// What kinds' shortcuts learned about the clone (it never changes).
     memo: std::cell::RefCell<crate::schedule::kinds::Memo>,
+    /// This prefix extended by the first step of checked combinations, by the step's text.
+    extended: std::cell::RefCell<std::collections::HashMap<String, Result<Prefix, TransformError>>>,
 }
 
 impl Prefix {
@@ -120,7 +122,7 @@ impl Prefix {
         check_names(&program, schedule)?;
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
-        let prefix = Prefix { clone, program, schedule: schedule.clone(), memo: Default::default() };
+        let prefix = Prefix { clone, program, schedule: schedule.clone(), memo: Default::default(), extended: Default::default() };
         tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
@@ -137,7 +139,7 @@ impl Prefix {
         // SAFETY: the prefix's clone is live; the copy is owned by the new Prefix (or
         // destroyed here when a step fails).
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
-        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default() };
+        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
         for (i, step) in steps.iter().enumerate() {
             run_step(copy.0, self.schedule.steps.len() + i + 1, step)?;
         }
@@ -156,11 +158,28 @@ impl Prefix {
         let mut whole = self.schedule.clone();
         whole.steps.extend(steps.iter().cloned());
         check_names(&self.program, &whole)?;
-        if let [step] = steps {
-            let mut call = Call::new(self.clone.0);
-            if let Some(status) = step.check_in_place(&mut call, &mut self.memo.borrow_mut()) {
-                return verdict(self.schedule.steps.len() + 1, step, status, call);
+        match steps {
+            [step] => {
+                let mut call = Call::new(self.clone.0);
+                if let Some(status) = step.check_in_place(&mut call, &mut self.memo.borrow_mut()) {
+                    return verdict(self.schedule.steps.len() + 1, step, status, call);
+                }
             }
+            // Combinations of a stage share their first steps (a tiling and each of its
+            // second levels): the prefix extended by the first step is kept, and the rest
+            // checked from it (with its shortcuts).
+            [first, rest @ ..] if !rest.is_empty() => {
+                let key = first.to_string();
+                if !self.extended.borrow().contains_key(&key) {
+                    let longer = self.extend(std::slice::from_ref(first));
+                    self.extended.borrow_mut().insert(key.clone(), longer);
+                }
+                return match &self.extended.borrow()[&key] {
+                    Ok(longer) => longer.check(rest),
+                    Err(e) => Err(e.clone()),
+                };
+            }
+            _ => {}
         }
         // SAFETY: the prefix's clone is live; this copy is destroyed before returning.
         let copy = unsafe { autosched_tx_clone(self.clone.0) };
