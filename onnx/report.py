@@ -1,7 +1,8 @@
 """Train, compare, export and evaluate the shipped model, and write onnx/REPORT.md: one command.
 
     .venv/bin/python onnx/report.py                 # everything (hours on 2 cores; resumable)
-    .venv/bin/python onnx/report.py --members 1     # a single network instead of an ensemble
+    .venv/bin/python onnx/report.py --members 1     # a single network, no interval
+    .venv/bin/python onnx/report.py --uncertainty ensemble   # 3 networks of different seeds
 
 Every training lives in its own directory of --work with the arguments and the dataset's
 digest it was made from; a later run reuses it when both match, so an interrupted report
@@ -16,7 +17,10 @@ Steps, all on the real-size dataset split by program (the split of train.py):
    onnx/pretrain.py); then does adding the toy-size dataset's programs to training help.
 3. learning curve of the chosen training on fractions of the training programs, with and
    without pre-training.
-4. train the ensemble's other members (other seeds), export onnx/model.onnx with parity,
+4. the interval: by default one network with --members heads on their own bootstrap weights
+   (the search asks the model about a thousand schedules per kernel and its time grows with
+   every network of an ensemble; heads share the body and cost about one network), or an
+   ensemble of networks of other seeds; export onnx/model.onnx with parity,
    and evaluate the ensemble: held-out figures, how often the measured speedup lies in the
    members' interval, and the schedule each decision rule would pick among the measured
    schedules of each held-out program.
@@ -206,7 +210,7 @@ def main(argv=None):
     p.add_argument("--rank-weight", type=float, default=1.0, help="the ranking term's weight when it is tried")
     p.add_argument("--vectors", type=int, default=20000, help="programs of unlabeled vectors for pre-training (0: skip)")
     p.add_argument("--members", type=int, default=3, help="members of the shipped ensemble")
-    p.add_argument("--uncertainty", choices=["ensemble", "heads", "laplace"], default="ensemble",
+    p.add_argument("--uncertainty", choices=["ensemble", "heads", "laplace"], default="heads",
                    help="ensemble: --members networks of different seeds; heads: one network with --members "
                         "heads on their own bootstrap weights (train.py --heads); laplace: one network that "
                         "predicts its own error scale, calibrated to --coverage on validation (train.py --laplace)")
