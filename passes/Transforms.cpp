@@ -187,7 +187,8 @@ bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
     }
     if (beyond)
       return false;
-    if (!c.isIntegerEmpty())
+    // As in exactDependence: the cheap sound test first.
+    if (!c.isEmpty() && !c.isIntegerEmpty())
       return true;
   }
   return false;
