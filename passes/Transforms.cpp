@@ -160,6 +160,13 @@ LogicalResult checkNoIterArgs(ArrayRef<AffineForOp> band, StringRef what,
   return success();
 }
 
+/// Whether `p` has no integer point. isEmpty (variable elimination with GCD tests) is sound
+/// and usually cheap; only what it cannot refute goes to the exact integer test (generalized
+/// basis reduction), which took seconds on the stride-heavy nests of a tiled, unrolled stencil.
+static bool integerEmpty(const presburger::IntegerPolyhedron &p) {
+  return p.isEmpty() || p.isIntegerEmpty();
+}
+
 bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
   for (const presburger::IntegerPolyhedron &piece : dep.pieces) {
     presburger::IntegerPolyhedron c(piece);
@@ -187,8 +194,7 @@ bool mayHave(const Dependence &dep, ArrayRef<DistanceRange> ranges) {
     }
     if (beyond)
       return false;
-    // As in exactDependence: the cheap sound test first.
-    if (!c.isEmpty() && !c.isIntegerEmpty())
+    if (!integerEmpty(c))
       return true;
   }
   return false;
@@ -305,12 +311,7 @@ FailureOr<std::optional<Dependence>> exactDependence(Operation *src, Operation *
   SmallVector<presburger::IntegerPolyhedron, 1> pieces{presburger::IntegerPolyhedron(poly)};
   addStrides(pieces, srcIvs, 0);
   addStrides(pieces, dstIvs, source);
-  // isEmpty (variable elimination with GCD tests) is sound and usually cheap; only what it
-  // cannot refute goes to the exact integer test (generalized basis reduction), which took
-  // seconds on the stride-heavy nests of a tiled, unrolled stencil.
-  if (decide && llvm::all_of(pieces, [](const presburger::IntegerPolyhedron &p) {
-        return p.isEmpty() || p.isIntegerEmpty();
-      }))
+  if (decide && llvm::all_of(pieces, integerEmpty))
     return std::optional<Dependence>();
   return std::optional<Dependence>(
       Dependence{std::move(pieces), source, getNumCommonSurroundingLoops(*src, *dst)});

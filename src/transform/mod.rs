@@ -146,11 +146,6 @@ impl Prefix {
         Ok(longer)
     }
 
-    /// The schedule applied.
-    pub fn schedule(&self) -> &Schedule {
-        &self.schedule
-    }
-
     /// Whether the prefix followed by `steps` applies (legal, verifies). A single step of a
     /// kind with a shortcut ([`crate::schedule::kinds::TransformKind::check_in_place`]) is
     /// decided without applying it: same verdict, same reason.
