@@ -123,25 +123,27 @@ def function_of(mlir: Path) -> str:
 
 
 def ours(kernel: Path, evaluator: str, out: Path, options: str) -> dict:
-    """Runs our pass with `evaluator`; returns what its remark says and the wall time."""
-    opts = f"evaluator={evaluator}" + (f" {options}" if options else "")
+    """Runs our pass with `evaluator`; returns its decision as the pass reports it
+    (report=PATH, schema src/report.schema.json) and the wall time."""
+    report = out.with_suffix(".report.jsonl")
+    opts = f"evaluator={evaluator} report={report}" + (f" {options}" if options else "")
     started = time.time()
     rc, _, err = run([MLIR_OPT, f"--load-pass-plugin={PLUGIN}", "--mlir-print-op-on-diagnostic=false",
                       f"--pass-pipeline=builtin.module(func.func(affine-autosched{{{opts}}}))", kernel, "-o", out])
     wall = time.time() - started
     if rc != 0:
         return {"ok": False, "error": err.strip()[-2000:], "wall_seconds": wall}
+    decisions = [json.loads(line) for line in report.read_text().splitlines() if line.strip()]
+    if len(decisions) != 1:
+        return {"ok": False, "error": f"expected one decision in {report}, found {len(decisions)}", "wall_seconds": wall}
+    d = decisions[0]
     remark = next((l for l in err.splitlines() if "remark: affine-autosched: @" in l), "")
-    info = {"ok": True, "remark": remark.split("remark: ", 1)[-1], "wall_seconds": wall,
-            "warnings": [l for l in err.splitlines() if "warning:" in l]}
-    m = re.search(r"@\S+: applied (.+?) \((.*)\)$", remark)
-    info["schedule"] = m.group(1) if m else ""
-    for key, pat in [("predicted", r"predicted speedup ([0-9.]+)x"), ("measured", r"measured speedup ([0-9.]+)x"),
-                     ("scored", r"([0-9]+) candidates scored"), ("measurements", r"([0-9]+) measured"),
-                     ("search_seconds", r"search ([0-9.]+) s"), ("measure_seconds", r"measuring finalists ([0-9.]+) s")]:
-        mm = re.search(pat, remark)
-        info[key] = float(mm.group(1)) if mm else None
-    return info
+    predicted = d.get("predicted") or {}
+    return {"ok": True, "remark": remark.split("remark: ", 1)[-1], "wall_seconds": wall,
+            "warnings": d["warnings"], "schedule": d["schedule"] if d["applied"] else "",
+            "predicted": predicted.get("speedup"), "measured": d.get("measured"),
+            "scored": d["scored"], "measurements": d["measurements"] or None,
+            "search_seconds": d["search_seconds"], "measure_seconds": d["measure_seconds"] or None}
 
 
 def mlir_affine(kernel: Path, work: Path, failures: dict) -> dict:

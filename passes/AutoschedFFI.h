@@ -25,6 +25,8 @@ typedef struct {
   const char *model;
   const char *evaluator;
   int64_t measure_top_k;
+  const char *records;
+  const char *report;
 } AutoschedOptions;
 
 /// Severity values passed to AutoschedEmitFn.

@@ -82,6 +82,19 @@ struct AffineAutoschedPass
       llvm::cl::desc("With evaluator=hybrid: how many finalists are executed"),
       llvm::cl::init(defaultOption(2))};
 
+  Option<std::string> records{
+      *this, "records",
+      llvm::cl::desc("Tuning records database (SQLite): a function measured before on "
+                     "this machine gets its best measured schedule without a search; "
+                     "measuring runs (hybrid, execution) add what they measured"),
+      llvm::cl::init("")};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Write each function's decision as one JSON line to this file "
+                     "(truncated at the start of the run; schema: "
+                     "src/report.schema.json)"),
+      llvm::cl::init("")};
+
   AutoschedOptions ffiOptions() const {
     AutoschedOptions o;
     o.dump_representation = dumpRepresentation;
@@ -92,6 +105,8 @@ struct AffineAutoschedPass
     o.model = model.getValue().c_str();
     o.evaluator = evaluator.getValue().c_str();
     o.measure_top_k = measureTopK;
+    o.records = records.getValue().c_str();
+    o.report = report.getValue().c_str();
     return o;
   }
 

@@ -47,6 +47,8 @@ pub struct CostModel {
     /// computation vector when it is an earlier one.
     version: u32,
     columns: Option<Vec<usize>>,
+    /// The first 16 hex digits of the SHA-256 of the file (the tuning records' provenance).
+    file_hash: String,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -272,11 +274,21 @@ impl CostModel {
         if names != expected {
             return Err(bad(format!("inputs are {names:?}, expected {expected:?}")));
         }
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns })
+        let file_hash = {
+            use sha2::{Digest, Sha256};
+            let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+            crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
+        };
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What identifies the model file: the first 16 hex digits of its SHA-256.
+    pub fn file_hash(&self) -> &str {
+        &self.file_hash
     }
 
     /// Whether the output's columns are an error interval's ends rather than members.

@@ -20,6 +20,8 @@ pub struct AutoschedOptions {
     pub model: *const c_char,
     pub evaluator: *const c_char,
     pub measure_top_k: i64,
+    pub records: *const c_char,
+    pub report: *const c_char,
 }
 
 /// Emits one diagnostic; `op.ptr` is null for a diagnostic without an operation.
@@ -56,6 +58,8 @@ unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
         model: string(o.model),
         evaluator: string(o.evaluator),
         measure_top_k: o.measure_top_k,
+        records: string(o.records),
+        report: string(o.report),
     }
 }
 

@@ -61,6 +61,8 @@ pub struct RawOptions {
     pub model: String,
     pub evaluator: String,
     pub measure_top_k: i64,
+    pub records: String,
+    pub report: String,
 }
 
 impl Default for RawOptions {
@@ -74,6 +76,8 @@ impl Default for RawOptions {
             model: String::new(),
             evaluator: "model".into(),
             measure_top_k: DEFAULT_MEASURE_TOP_K,
+            records: String::new(),
+            report: String::new(),
         }
     }
 }
@@ -89,6 +93,10 @@ pub struct PassOptions {
     pub model: Option<PathBuf>,
     pub evaluator: Evaluator,
     pub measure_top_k: usize,
+    /// The tuning records database (`records=`).
+    pub records: Option<PathBuf>,
+    /// Where each function's decision is written as a JSON line (`report=`).
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -103,6 +111,10 @@ pub enum OptionError {
     Model(String),
     #[error("option 'dump-file': cannot write '{path}': {reason}")]
     DumpFile { path: String, reason: String },
+    #[error("option 'records': {0}")]
+    Records(String),
+    #[error("option 'report': cannot write '{path}': {reason}")]
+    Report { path: String, reason: String },
     #[error("option 'schedule': {0}")]
     Schedule(#[from] ParseError),
 }
@@ -130,10 +142,11 @@ impl RawOptions {
             "" => None,
             _ => Some(self.schedule.parse::<ScheduleSpec>()?),
         };
-        let dump_file = match self.dump_file.trim() {
+        let path = |p: &str| match p.trim() {
             "" => None,
             p => Some(PathBuf::from(p)),
         };
+        let dump_file = path(&self.dump_file);
         Ok(PassOptions {
             dump_representation: self.dump_representation,
             dump_file,
@@ -143,6 +156,8 @@ impl RawOptions {
             model,
             evaluator,
             measure_top_k,
+            records: path(&self.records),
+            report: path(&self.report),
         })
     }
 }

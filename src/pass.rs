@@ -6,8 +6,9 @@
 
 use crate::ir::{self, mlir::Op, Program};
 use crate::options::{Evaluator, OptionError, PassOptions};
-use crate::search::{self, OptimizeConfig, SearchConfig};
-use crate::{cost_model, features, transform};
+use crate::search::{OptimizeConfig, SearchConfig};
+use crate::report::DecisionReport;
+use crate::{cost_model, features, records, transform};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::Path;
@@ -29,12 +30,13 @@ pub struct Diagnostic {
     pub message: String,
 }
 
-/// mlir-opt runs the pass on several functions at once; appends to the dump file are
-/// serialized so that each program stays one whole JSON line.
-static DUMP_FILE_LOCK: Mutex<()> = Mutex::new(());
+/// mlir-opt runs the pass on several functions at once; appends to the dump and report
+/// files are serialized so that each stays one whole JSON line.
+static FILE_LOCK: Mutex<()> = Mutex::new(());
 
-/// Once per pipeline run, before any function: empties the dump file and loads the model
-/// named by `model=` (a model that cannot be used fails the run before any change).
+/// Once per pipeline run, before any function: empties the dump and report files, loads the
+/// model named by `model=` and opens the tuning records of `records=` (a model or a
+/// database that cannot be used fails the run before any change).
 pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
     // The search needs the model (the shipped one unless `model=` names another) unless it
     // only executes; an explicit `model=` is checked whatever the mode.
@@ -47,11 +49,27 @@ pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
             reason: e.to_string(),
         })?;
     }
+    if let Some(path) = &options.report {
+        std::fs::File::create(path).map_err(|e| OptionError::Report {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
+    if let Some(path) = &options.records {
+        records::open_shared(path).map_err(|e| OptionError::Records(e.to_string()))?;
+    }
     Ok(())
 }
 
+/// Appends `report` to the `report=` file; a failure is an error diagnostic.
+fn write_report(options: &PassOptions, report: &DecisionReport) -> Result<(), String> {
+    let Some(path) = &options.report else { return Ok(()) };
+    append_line(path, &to_json(report))
+        .map_err(|e| format!("affine-autosched: option 'report': cannot write '{}': {e}", path.display()))
+}
+
 fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
-    let _guard = DUMP_FILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = FILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut f = OpenOptions::new().create(true).append(true).open(path)?;
     writeln!(f, "{line}")
 }
@@ -116,15 +134,18 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
     if spec.schedule.is_identity() {
         return Outcome::Unchanged;
     }
+    // The hash is of the function as it was: taken before the schedule changes it.
+    let hash = if options.report.is_some() { crate::ir::canonical::function_hash(func) } else { String::new() };
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
-            let predicted = match predict(program, &spec.schedule, options) {
-                Ok(p) => format!(" (predicted speedup {p:.2}x)"),
+            let prediction = match predict(program, &spec.schedule, options) {
+                Ok(p) => Some(p),
                 Err(why) => {
                     log::info!("no prediction for @{}: {why}", program.function);
-                    String::new()
+                    None
                 }
             };
+            let predicted = prediction.map(|p| format!(" (predicted speedup {p:.2}x)")).unwrap_or_default();
             emit(Diagnostic {
                 op: Some(func),
                 severity: Severity::Remark,
@@ -133,6 +154,10 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
                     program.function, spec.schedule
                 ),
             });
+            let report = DecisionReport::explicit(&program.function, &hash, &spec.schedule.to_string(), prediction);
+            if let Err(message) = write_report(options, &report) {
+                emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+            }
             Outcome::Transformed
         }
         Err(e) => {
@@ -183,7 +208,21 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         options.evaluator,
         options.measure_top_k,
     );
-    let decision = match search::optimize(func, program, model.as_deref(), &cfg) {
+    let store = match &options.records {
+        Some(path) => match records::shared(path) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                emit(Diagnostic {
+                    op: Some(func),
+                    severity: Severity::Error,
+                    message: format!("affine-autosched: option 'records': {e}"),
+                });
+                return Outcome::Failed;
+            }
+        },
+        None => None,
+    };
+    let (decision, hash) = match records::decide(func, program, model.as_deref(), &cfg, store.as_deref()) {
         Ok(d) => d,
         Err(e) => {
             // A failed search leaves the function as it was: a warning, not a failed pipeline.
@@ -213,7 +252,15 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     } else {
         Outcome::Transformed
     };
+    for n in &decision.notes {
+        emit(remark(format!("affine-autosched: {n}")));
+    }
     emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
+    let report = DecisionReport::new(&program.function, &hash, options.evaluator.name(), &decision, outcome == Outcome::Transformed);
+    if let Err(message) = write_report(options, &report) {
+        // The IR may already be changed: a warning (begin_run found the file writable).
+        emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+    }
     outcome
 }
 

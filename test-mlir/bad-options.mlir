@@ -9,6 +9,8 @@
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{dump-representation=maybe}))' %s 2>&1 | FileCheck %s --check-prefix=BOOL
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{no-such-option=1}))' %s 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{dump-file=/nonexistent-dir/x.jsonl}))' %s 2>&1 | FileCheck %s --check-prefix=DUMP
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{report=/nonexistent-dir/x.jsonl}))' %s 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{records=/nonexistent-dir/x.db}))' %s 2>&1 | FileCheck %s --check-prefix=RECORDS
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="tile(L0,32)"}))' %s 2>&1 | FileCheck %s --check-prefix=SCHED
 // In-range values are accepted.
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --pass-pipeline='builtin.module(func.func(affine-autosched{beam-width=256 max-depth=0 measure-top-k=64 evaluator=hybrid}))' %s | FileCheck %s --check-prefix=OK
@@ -23,6 +25,8 @@
 // BOOL: for the --dump-representation option: 'maybe' is invalid value for boolean argument
 // UNKNOWN: no such option no-such-option
 // DUMP: error: affine-autosched: option 'dump-file': cannot write '/nonexistent-dir/x.jsonl'
+// REPORT: error: affine-autosched: option 'report': cannot write '/nonexistent-dir/x.jsonl'
+// RECORDS: error: affine-autosched: option 'records': '/nonexistent-dir/x.db': unable to open database file
 // SCHED: error: affine-autosched: option 'schedule': schedule:8: expected ':' and a tile size after L0, found ','
 // OK: func.func @f
 

@@ -49,6 +49,9 @@ struct RunArgs {
     /// Also write every timing and verdict to this JSON file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Add the measured schedule (--schedule) to this tuning records database.
+    #[arg(long)]
+    records: Option<PathBuf>,
 }
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -218,6 +221,15 @@ enum Command {
     /// the best, and print the module. A function stays as it is when no schedule is
     /// predicted faster than the original.
     Optimize(OptimizeArgs),
+    /// Tune every function of FILES (or of the .mlir files under directories) once, into a
+    /// tuning records database that the pass's records=PATH then applies without searching.
+    /// Resumable: functions the records hold for this machine are skipped.
+    Tune(TuneArgs),
+    /// Inspect and maintain a tuning records database (records=PATH of the pass).
+    Records {
+        #[command(subcommand)]
+        action: RecordsAction,
+    },
     /// Predict every point of a dataset (JSON Lines, plain or .gz) with the model and write
     /// `program_id<TAB>schedule<TAB>measured<TAB>predicted` lines (the Rust side of the
     /// parity check, onnx/tests/test_parity.py).
@@ -263,6 +275,188 @@ enum Command {
         #[arg(long)]
         indices: String,
     },
+}
+
+#[derive(clap::Args)]
+struct TuneArgs {
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The records database (created if missing).
+    #[arg(long, required = true)]
+    records: PathBuf,
+    /// hybrid (model search, the best --measure-top-k measured) or execution (every
+    /// candidate measured).
+    #[arg(long, default_value = "hybrid")]
+    evaluator: String,
+    /// Stop starting functions after this long (90s, 30m, 2h, 1h30m); run again to resume.
+    #[arg(long)]
+    budget: Option<String>,
+    /// Functions searched at once (their measurements take turns; on a machine without
+    /// spare cores a search beside a measurement disturbs it, so keep 1 there).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Tune only this part of the functions, I/N (for spreading over machines of one kind;
+    /// merge the databases with `autosched records merge`).
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Tune again functions the records already hold for this machine.
+    #[arg(long)]
+    retune: bool,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_BEAM_WIDTH as usize)]
+    beam_width: usize,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MAX_DEPTH as usize)]
+    max_depth: usize,
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
+    measure_top_k: usize,
+    #[arg(long)]
+    model: Option<PathBuf>,
+    #[arg(long)]
+    onnxruntime: Option<PathBuf>,
+    /// Also write the summary rows as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn tune(args: TuneArgs) -> ExitCode {
+    use affine_autosched::options::Evaluator;
+    use affine_autosched::search::{OptimizeConfig, SearchConfig};
+    use affine_autosched::tune;
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("autosched: error: {e}");
+        ExitCode::from(2)
+    };
+    let evaluator: Evaluator = match args.evaluator.parse() {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let budget = match args.budget.as_deref().map(tune::parse_budget).transpose() {
+        Ok(b) => b,
+        Err(e) => return fail(&e),
+    };
+    let shard = match tune::parse_shard(&args.shard) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let model = match evaluator {
+        Evaluator::Hybrid => match load_model(args.model, args.onnxruntime) {
+            Ok(m) => Some(m),
+            Err(code) => return code,
+        },
+        _ => None,
+    };
+    let cfg = tune::TuneConfig {
+        inputs: args.files,
+        optimize: OptimizeConfig::new(
+            SearchConfig { beam_width: args.beam_width.max(1), max_depth: args.max_depth },
+            evaluator,
+            args.measure_top_k.max(1),
+        ),
+        budget,
+        jobs: args.jobs.max(1),
+        shard,
+        retune: args.retune,
+        progress: !args.quiet,
+    };
+    let started = std::time::Instant::now();
+    let rows = match tune::run(&cfg, &args.records, model.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    print!("{}", tune::summary(&rows, started.elapsed()));
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, serde_json::to_string_pretty(&rows).unwrap_or_default()) {
+            return fail(&format!("{}: {e}", path.display()));
+        }
+    }
+    if rows.iter().any(|r| matches!(r.status, tune::Status::Failed(_))) { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+#[derive(Subcommand)]
+enum RecordsAction {
+    /// One line per function and machine: the best measured schedule and its speedup.
+    Show { db: PathBuf },
+    /// Write every record as JSON Lines (a fixed order: diffable, reviewable).
+    Export {
+        db: PathBuf,
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Add the records of JSON Lines files (exports) to DB (created if missing).
+    Import { db: PathBuf, files: Vec<PathBuf> },
+    /// Add every record of other databases to DB (created if missing); records already
+    /// there are not added twice.
+    Merge { db: PathBuf, others: Vec<PathBuf> },
+}
+
+fn records_command(action: RecordsAction) -> ExitCode {
+    use affine_autosched::records::Store;
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("autosched: error: {e}");
+        ExitCode::from(2)
+    };
+    let db = match &action {
+        RecordsAction::Show { db } | RecordsAction::Export { db, .. } | RecordsAction::Import { db, .. } | RecordsAction::Merge { db, .. } => db,
+    };
+    let mut store = match Store::open(db) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    match &action {
+        RecordsAction::Show { .. } => {
+            let records = match store.all() {
+                Ok(r) => r,
+                Err(e) => return fail(&e),
+            };
+            let ours = affine_autosched::machine::fingerprint().id();
+            let mut best: Vec<&affine_autosched::records::Record> = Vec::new();
+            for r in &records {
+                match best.iter_mut().find(|b| b.function_hash == r.function_hash && b.machine.id() == r.machine.id()) {
+                    Some(b) if r.speedup > b.speedup => *b = r,
+                    Some(_) => {}
+                    None => best.push(r),
+                }
+            }
+            println!("{} records, {} function/machine pairs (this machine: {})", records.len(), best.len(), ours);
+            println!("{:<24} {:<16} {:<18} {:>8}  {:<10} schedule", "function", "hash", "machine", "speedup", "evaluator");
+            for b in best {
+                let machine = if b.machine.id() == ours { format!("{} (here)", &b.machine.id()[..8]) } else { b.machine.id()[..8].to_string() };
+                let schedule = if b.schedule.is_empty() { "(original)" } else { &b.schedule };
+                println!(
+                    "{:<24} {:<16} {:<18} {:>7.2}x  {:<10} {schedule}",
+                    format!("@{}", b.function), &b.function_hash[..16], machine, b.speedup, b.evaluator
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        RecordsAction::Export { output, .. } => {
+            let result = match output {
+                Some(path) => std::fs::File::create(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))
+                    .and_then(|f| store.export_jsonl(&mut std::io::BufWriter::new(f)).map_err(|e| e.to_string())),
+                None => store.export_jsonl(&mut std::io::stdout().lock()).map_err(|e| e.to_string()),
+            };
+            match result {
+                Ok(n) => {
+                    eprintln!("autosched: exported {n} records");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+        RecordsAction::Import { files, .. } | RecordsAction::Merge { others: files, .. } => {
+            let import = matches!(action, RecordsAction::Import { .. });
+            for f in files {
+                let result = if import { store.import_jsonl(f) } else { store.merge_from(f) };
+                match result {
+                    Ok((read, added)) => eprintln!("autosched: {}: {read} records read, {added} new", f.display()),
+                    Err(e) => return fail(&e),
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -561,7 +755,50 @@ fn run(args: RunArgs) -> ExitCode {
             return fail(&format!("cannot write {}: {e}", path.display()));
         }
     }
+    if let (Some(db), Some(spec)) = (&args.records, &spec) {
+        if !ok {
+            eprintln!("autosched: not added to the records: the schedule's outputs differ from the original's");
+        } else if let Err(e) = add_run_record(db, &args.file, &function, &spec.schedule, &m) {
+            return fail(&format!("--records: {e}"));
+        }
+    }
     if ok { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// Records what `autosched run --schedule S --records DB` measured.
+fn add_run_record(
+    db: &std::path::Path,
+    file: &std::path::Path,
+    function: &str,
+    schedule: &affine_autosched::schedule::Schedule,
+    m: &measure::Measurement,
+) -> Result<(), String> {
+    use affine_autosched::records::{self, Measurement, Record, Store};
+    let mut store = Store::open(db).map_err(|e| e.to_string())?;
+    let module = load(&file.to_path_buf(), false).map_err(|_| format!("cannot read {}", file.display()))?;
+    let func = module
+        .functions()
+        .into_iter()
+        .find(|f| f.string_attr("sym_name").as_deref() == Some(function))
+        .ok_or_else(|| format!("no @{function} in {}", file.display()))?;
+    let speedup = m.speedup(1);
+    let record = Record {
+        function_hash: affine_autosched::ir::canonical::function_hash(func),
+        function: function.into(),
+        machine: affine_autosched::machine::fingerprint().clone(),
+        language_version: affine_autosched::schedule::LANGUAGE_VERSION,
+        model_version: None,
+        evaluator: "run".into(),
+        schedule: schedule.to_string(),
+        speedup,
+        original_seconds: Some(m.timings[0].median()),
+        threads: m.threads,
+        measured: vec![Measurement { schedule: schedule.to_string(), speedup }],
+        measured_at: records::now(),
+    };
+    store.insert(&[record]).map_err(|e| e.to_string())?;
+    eprintln!("autosched: added to {}: {schedule} at {speedup:.2}x", db.display());
+    Ok(())
 }
 
 /// `function`, or the only function of `file` when none is named.
@@ -790,9 +1027,13 @@ struct OptimizeArgs {
     #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
     measure_top_k: usize,
     /// Write each function's decision (schedule, predicted/measured speedup, candidates,
-    /// times) as one JSON line to this file
+    /// times) as one JSON line to this file (schema: src/report.schema.json)
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Tuning records database: a function measured before on this machine gets its best
+    /// measured schedule without a search; hybrid and execution runs add what they measured
+    #[arg(long)]
+    records: Option<PathBuf>,
     /// Also print the search's N best schedules with their scores
     #[arg(long, default_value_t = 0)]
     show_ranking: usize,
@@ -825,6 +1066,16 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         evaluator,
         args.measure_top_k.max(1),
     );
+    let store = match &args.records {
+        Some(path) => match affine_autosched::records::Store::open(path) {
+            Ok(s) => Some(std::sync::Mutex::new(s)),
+            Err(e) => {
+                eprintln!("autosched: error: --records: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let mut lines = Vec::new();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
@@ -838,7 +1089,7 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         if program.nests.is_empty() {
             continue;
         }
-        let decision = match affine_autosched::search::optimize(f, &program, model.as_deref(), &cfg) {
+        let (decision, hash) = match affine_autosched::records::decide(f, &program, model.as_deref(), &cfg, store.as_ref()) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("autosched: @{name}: left unchanged: the search failed: {e}");
@@ -847,6 +1098,9 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         };
         for w in &decision.warnings {
             eprintln!("autosched: warning: {w}");
+        }
+        for n in &decision.notes {
+            eprintln!("autosched: {n}");
         }
         for (i, s) in decision.ranked.iter().take(args.show_ranking).enumerate() {
             eprintln!("autosched: @{name}: #{:<3} {:>7.3}  {}", i + 1, s.score, s.schedule);
@@ -862,21 +1116,8 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
             }
         }
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
-        lines.push(serde_json::json!({
-            "function": name,
-            "evaluator": evaluator.name(),
-            "schedule": decision.schedule.to_string(),
-            "applied": applied,
-            "predicted_speedup": decision.predicted,
-            "measured_speedup": decision.measured,
-            "kept": decision.kept,
-            "proposed": decision.proposed,
-            "scored": decision.scored,
-            "measurements": decision.measurements,
-            "search_seconds": decision.search_seconds,
-            "measure_seconds": decision.measure_seconds,
-            "warnings": decision.warnings,
-        }));
+        let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
+        lines.push(serde_json::to_string(&report).unwrap_or_default());
     }
     if let Some(path) = &args.report {
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
@@ -1143,6 +1384,8 @@ fn main() -> ExitCode {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
         Command::Optimize(args) => optimize(args),
+        Command::Records { action } => records_command(action),
+        Command::Tune(args) => tune(args),
         Command::TileSizes { file, band, schedule, budget, cores } => tile_sizes(file, band, schedule, budget, cores),
         Command::Layout => {
             quiet_on_broken_pipe();

@@ -3,7 +3,8 @@
 //! The pass hands us a raw `MlirOperation` that C++ owns, from one of mlir-opt's worker
 //! threads. melior's safe types carry lifetimes tied to a `Context` we do not own here, and it
 //! has no accessors for affine-map attributes, so the walker reads the IR through these views.
-//! Every function but the two attribute setters only reads, and none uniques new attributes while
+//! Every function but the attribute setters and the detached clone that `canonical` hashes only
+//! reads, and none uniques new attributes while
 //! reading, which keeps the analysis safe to run on several functions at once.
 
 use mlir_sys::*;
@@ -155,6 +156,33 @@ impl Op {
         let mut out = String::new();
         unsafe { mlirOperationPrint(self.0, Some(append_to_string), &mut out as *mut String as *mut c_void) };
         out
+    }
+
+    /// The operation in MLIR's generic form without locations: the canonical text that
+    /// `ir::canonical` hashes (values numbered by the printer, attributes sorted).
+    pub fn to_generic_text(self) -> String {
+        let mut out = String::new();
+        unsafe {
+            let flags = mlirOpPrintingFlagsCreate();
+            mlirOpPrintingFlagsPrintGenericOpForm(flags);
+            mlirOpPrintingFlagsEnableDebugInfo(flags, false, false);
+            mlirOperationPrintWithFlags(self.0, flags, Some(append_to_string), &mut out as *mut String as *mut c_void);
+            mlirOpPrintingFlagsDestroy(flags);
+        }
+        out
+    }
+
+    /// A copy of the operation with no parent (the caller destroys it).
+    pub fn detached_clone(self) -> Op {
+        Op(unsafe { mlirOperationClone(self.0) })
+    }
+
+    /// Destroys an operation that has no parent.
+    ///
+    /// # Safety
+    /// `self` must be detached and no view of it may be used afterwards.
+    pub unsafe fn destroy(self) {
+        mlirOperationDestroy(self.0);
     }
 
     /// `file:line:col` when the location has one, else MLIR's printed form.

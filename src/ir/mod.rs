@@ -6,6 +6,7 @@
 //! nothing of features, schedules or search.
 
 mod build;
+pub mod canonical;
 mod display;
 mod linear;
 pub mod mlir;

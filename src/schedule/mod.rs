@@ -97,6 +97,12 @@ impl fmt::Display for LoopName {
     }
 }
 
+/// The version of the schedule language: what a schedule's text means. The tuning records
+/// keep it with every schedule and apply only schedules of the current version. Bump it
+/// when the text or the meaning of an existing step changes (loop naming, argument order, a
+/// kind's semantics); adding a kind leaves old schedules meaning what they meant.
+pub const LANGUAGE_VERSION: u32 = 1;
+
 /// Limits on parameters: what the transformation layer accepts.
 pub const MAX_TILE_BAND: usize = 3;
 /// Levels of tiles: a loop, its tile loop (`L0.t`) and that one's (`L0.t.t`, tiling the

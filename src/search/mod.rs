@@ -280,6 +280,9 @@ pub struct OptimizeConfig {
     /// Repetitions for candidates during an execution-guided search, and for finalists.
     pub search_measure: crate::measure::MeasureConfig,
     pub final_measure: crate::measure::MeasureConfig,
+    /// Schedules measured among the finalists whatever the search thinks of them (hybrid and
+    /// execution): the best ones of the tuning records from other machines.
+    pub seeds: Vec<Schedule>,
 }
 
 impl OptimizeConfig {
@@ -288,7 +291,7 @@ impl OptimizeConfig {
         // Candidates over 3x slower than the original in the check run are not timed again.
         let search_measure =
             crate::measure::MeasureConfig { warmup: 0, reps: 2, cutoff: Some(SEARCH_CUTOFF), ..Default::default() };
-        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure }
+        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new() }
     }
 }
 
@@ -366,6 +369,59 @@ pub struct Decision {
     pub warnings: Vec<String>,
     /// The search's schedules, best first by the evaluator's score (for explaining).
     pub ranked: Vec<Scored>,
+    /// Every finalist measured against the original at the end (hybrid and execution), with
+    /// its speedup in that measurement (the winner's from its confirming run).
+    pub finalists: Vec<(Schedule, f64)>,
+    /// The original's median run time in the final measurement.
+    pub original_seconds: Option<f64>,
+    /// Where the decision came from.
+    pub source: Source,
+    /// Things worth a remark that are not warnings (records from another machine).
+    pub notes: Vec<String>,
+}
+
+/// Where a decision came from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Source {
+    /// This run's search.
+    #[default]
+    Search,
+    /// The tuning records: a schedule measured earlier on this machine, applied without a
+    /// search.
+    Records(RecordOrigin),
+}
+
+/// The measurement a decision from the records rests on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordOrigin {
+    /// Unix seconds.
+    pub measured_at: i64,
+    /// The evaluator of the run that measured it.
+    pub evaluator: String,
+}
+
+impl Decision {
+    /// A decision taken without a search: `schedule` (the identity keeps the original).
+    pub fn without_search(schedule: Schedule, source: Source) -> Decision {
+        Decision {
+            schedule,
+            predicted: None,
+            predicted_interval: None,
+            measured: None,
+            kept: None,
+            proposed: 0,
+            scored: 0,
+            measurements: 0,
+            search_seconds: 0.0,
+            measure_seconds: 0.0,
+            warnings: Vec::new(),
+            ranked: Vec::new(),
+            finalists: Vec::new(),
+            original_seconds: None,
+            source,
+            notes: Vec::new(),
+        }
+    }
 }
 
 /// Chooses a schedule for `func` with the evaluator of `cfg`. `model` is needed by the model
@@ -402,6 +458,10 @@ pub fn optimize(
         measure_seconds: 0.0,
         warnings,
         ranked: result.ranked.clone(),
+        finalists: Vec::new(),
+        original_seconds: None,
+        source: Source::Search,
+        notes: Vec::new(),
     };
     let identity = result.identity();
     let ratio = |s: &Scored| s.score / identity;
@@ -437,12 +497,21 @@ pub fn optimize(
     // Hybrid and execution: measure the finalists and the original side by side, keep the
     // fastest measured.
     // Measured scores need no diversity: the execution search's best k are its finalists.
-    let finalists = match cfg.evaluator {
+    let mut finalists: Vec<&Scored> = match cfg.evaluator {
         EvaluatorKind::Execution => {
             result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect()
         }
         _ => finalists(&result.ranked, cfg.measure_top_k),
     };
+    // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
+    // never scored has no prediction (NaN).
+    let unscored: Vec<Scored> = cfg
+        .seeds
+        .iter()
+        .filter(|seed| !seed.is_identity() && !finalists.iter().any(|f| &f.schedule == *seed))
+        .map(|seed| result.ranked.iter().find(|r| &r.schedule == seed).cloned().unwrap_or(Scored { schedule: seed.clone(), score: f32::NAN }))
+        .collect();
+    finalists.extend(unscored.iter());
     if finalists.is_empty() {
         decision.kept = Some("no legal schedule to try".into());
         return Ok(decision);
@@ -455,7 +524,7 @@ pub fn optimize(
             let why = format!("the finalists could not be measured ({e}); the model's choice stands unmeasured");
             decision.warnings.push(why);
             let best = finalists[0];
-            if best.score > identity * MIN_PREDICTED_GAIN {
+            if best.score.is_finite() && best.score > identity * MIN_PREDICTED_GAIN {
                 decision.predicted = Some(ratio(best));
                 decision.schedule = best.schedule.clone();
             } else {
@@ -493,6 +562,16 @@ pub fn optimize(
         }
         other => other,
     };
+    decision.finalists = finalists
+        .iter()
+        .zip(&speedups)
+        .filter_map(|(s, m)| m.map(|m| (s.schedule.clone(), m as f64)))
+        .map(|(s, m)| match best {
+            Some((b, confirmed)) if b.schedule == s => (s, confirmed),
+            _ => (s, m),
+        })
+        .collect();
+    decision.original_seconds = ev.original_seconds;
     measurements += ev.measured;
     decision.measurements = measurements;
     decision.warnings.append(&mut ev.warnings);
@@ -501,7 +580,7 @@ pub fn optimize(
         Some((s, m)) if m > MIN_MEASURED_GAIN => {
             decision.schedule = s.schedule.clone();
             decision.measured = Some(m);
-            if cfg.evaluator == EvaluatorKind::Hybrid {
+            if cfg.evaluator == EvaluatorKind::Hybrid && s.score.is_finite() {
                 decision.predicted = Some(ratio(s));
             }
         }
@@ -526,6 +605,20 @@ impl Decision {
     /// One line for the remark and the command line: what was chosen (or why nothing was),
     /// the predicted and measured speedups, and what the search cost.
     pub fn summary(&self, function: &str, evaluator: EvaluatorKind) -> String {
+        if let Source::Records(origin) = &self.source {
+            let when = format!("on {} by evaluator {}", format_date(origin.measured_at), origin.evaluator);
+            return match self.measured {
+                _ if self.schedule.is_identity() => {
+                    let why = self.kept.as_deref().unwrap_or("no schedule was measured faster");
+                    format!("@{function}: kept the original, from the tuning records: {why} ({when}; no search, no measurement)")
+                }
+                Some(m) => format!(
+                    "@{function}: applied {}, from the tuning records (measured speedup {m:.2}x {when}; no search, no measurement)",
+                    self.schedule
+                ),
+                None => format!("@{function}: applied {}, from the tuning records ({when})", self.schedule),
+            };
+        }
         let mut cost = format!("evaluator {}, {} candidates scored", evaluator.name(), self.scored);
         if self.measurements > 0 {
             cost.push_str(&format!(", {} measured", self.measurements));
@@ -551,9 +644,33 @@ impl Decision {
     }
 }
 
+/// `YYYY-MM-DD HH:MM UTC` of a Unix time (the civil calendar from days since 1970-01-01).
+pub fn format_date(unix_seconds: i64) -> String {
+    let days = unix_seconds.div_euclid(86_400);
+    let secs = unix_seconds.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil: eras of 400 years of 146,097 days, from 0000-03-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", secs / 3600, secs % 3600 / 60)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(format_date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_date(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(format_date(1_795_000_000), "2026-11-18 11:06 UTC");
+    }
 
     #[test]
     fn an_error_interval_is_taken_over_the_originals_point() {

@@ -1,0 +1,274 @@
+//! The tuning records: the canonical hash, the machine key, concurrency, bad databases,
+//! merging and the decision a lookup stands for.
+
+use affine_autosched::ir::canonical::function_hash;
+use affine_autosched::machine::{self, Fingerprint};
+use affine_autosched::mlir::LoadedModule;
+use affine_autosched::records::{Lookup, Measurement, Record, RecordsError, Store};
+use affine_autosched::schedule::LANGUAGE_VERSION;
+use affine_autosched::search::{Source, MIN_MEASURED_GAIN};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("records");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn hash_of(text: &str) -> String {
+    let path = scratch(&format!("hash-{:x}.mlir", text.len() * 31 + text.bytes().map(|b| b as usize).sum::<usize>()));
+    std::fs::write(&path, text).unwrap();
+    let m = LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let funcs = m.functions();
+    assert_eq!(funcs.len(), 1);
+    function_hash(funcs[0])
+}
+
+const KERNEL: &str = r#"
+func.func @scale(%out: memref<64x64xf32>, %in: memref<64x64xf32>, %k: f32) attributes {llvm.emit_c_interface, autosched.tag = 1 : i64} {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 64 {
+      %v = affine.load %in[%i, %j] : memref<64x64xf32>
+      %w = arith.mulf %v, %k : f32
+      affine.store %w, %out[%j, %i] : memref<64x64xf32>
+    }
+  }
+  return
+}
+"#;
+
+#[test]
+fn the_hash_ignores_names_formatting_attribute_order_and_the_symbol() {
+    let base = hash_of(KERNEL);
+    assert_eq!(base.len(), 64);
+    // Other value names, other whitespace and line breaks, another symbol name, the
+    // attributes in the other order, and a location.
+    let renamed = r#"
+func.func @other_name(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %scale: f32) attributes {autosched.tag = 1 : i64, llvm.emit_c_interface} {
+  affine.for %row = 0 to 64 { affine.for %col = 0 to 64 {
+      %x = affine.load %b[%row, %col] : memref<64x64xf32> loc("somewhere.c":3:4)
+      %y = arith.mulf %x, %scale : f32
+      affine.store %y, %a[%col, %row] : memref<64x64xf32>
+  } }
+  return
+}
+"#;
+    assert_eq!(hash_of(renamed), base);
+    // What the function computes changes the hash: another extent, another operation,
+    // another access.
+    assert_ne!(hash_of(&KERNEL.replace("%j = 0 to 64", "%j = 0 to 63")), base);
+    assert_ne!(hash_of(&KERNEL.replace("arith.mulf", "arith.addf")), base);
+    assert_ne!(hash_of(&KERNEL.replace("%out[%j, %i]", "%out[%i, %j]")), base);
+}
+
+fn other_machine() -> Fingerprint {
+    let mut m = machine::fingerprint().clone();
+    m.cpu = format!("{} (another one)", m.cpu);
+    m
+}
+
+fn record(hash: &str, schedule: &str, speedup: f64, machine: Fingerprint, at: i64) -> Record {
+    Record {
+        function_hash: hash.into(),
+        function: "f".into(),
+        threads: machine.cores,
+        machine,
+        language_version: LANGUAGE_VERSION,
+        model_version: Some("0123456789abcdef".into()),
+        evaluator: "hybrid".into(),
+        schedule: schedule.into(),
+        speedup,
+        original_seconds: Some(0.01),
+        measured: vec![Measurement { schedule: schedule.into(), speedup }],
+        measured_at: at,
+    }
+}
+
+#[test]
+fn only_this_machines_records_are_applied_and_the_best_one_wins() {
+    let path = scratch("lookup.db");
+    let mut store = Store::open(&path).unwrap();
+    let here = machine::fingerprint().clone();
+    store.insert(&[
+        record("h1", "tile(L0:32)", 1.5, here.clone(), 100),
+        record("h1", "parallelize(L0)", 2.5, here.clone(), 200),
+        record("h1", "unroll(L0:4)", 9.0, other_machine(), 300),
+        record("h2", "unroll(L0:4)", 3.0, other_machine(), 300),
+    ])
+    .unwrap();
+    let l = store.lookup("h1", &here).unwrap();
+    assert_eq!(l.best.as_ref().unwrap().schedule, "parallelize(L0)");
+    assert_eq!(l.foreign.len(), 1);
+    let d = l.decision(MIN_MEASURED_GAIN).unwrap();
+    assert_eq!(d.schedule.to_string(), "parallelize(L0)");
+    assert_eq!(d.measured, Some(2.5));
+    assert!(matches!(d.source, Source::Records(_)));
+
+    // A function known only from another machine: nothing applied, its schedules seed.
+    let l = store.lookup("h2", &here).unwrap();
+    assert!(l.best.is_none() && l.decision(MIN_MEASURED_GAIN).is_none());
+    assert_eq!(l.seeds(3).iter().map(|s| s.to_string()).collect::<Vec<_>>(), ["unroll(L0:4)"]);
+
+    // Another schedule language version is not applied either.
+    let mut old = record("h3", "tile(L0:32)", 2.0, here.clone(), 100);
+    old.language_version = LANGUAGE_VERSION + 1;
+    store.insert(&[old]).unwrap();
+    assert!(store.lookup("h3", &here).unwrap().best.is_none());
+
+    // A record measured with fewer threads than the machine has is not this pass's setting.
+    if here.cores > 1 {
+        let mut one = record("h4", "tile(L0:32)", 2.0, here.clone(), 100);
+        one.threads = 1;
+        store.insert(&[one]).unwrap();
+        assert!(store.lookup("h4", &here).unwrap().best.is_none());
+    }
+}
+
+#[test]
+fn a_record_that_beat_nothing_keeps_the_original() {
+    let path = scratch("keep.db");
+    let mut store = Store::open(&path).unwrap();
+    let here = machine::fingerprint().clone();
+    store.insert(&[record("k", "", 1.0, here.clone(), 1), record("k", "tile(L0:8)", 1.01, here.clone(), 2)]).unwrap();
+    let d = store.lookup("k", &here).unwrap().decision(MIN_MEASURED_GAIN).unwrap();
+    assert!(d.schedule.is_identity());
+    assert!(d.kept.unwrap().contains("tile(L0:8)"));
+    assert!(Lookup::default().decision(MIN_MEASURED_GAIN).is_none());
+}
+
+#[test]
+fn bad_databases_are_refused_by_name() {
+    let here = machine::fingerprint().clone();
+    // Not SQLite at all.
+    let garbage = scratch("garbage.db");
+    std::fs::write(&garbage, vec![0x5a; 8192]).unwrap();
+    let e = Store::open(&garbage).err().expect("garbage opened");
+    assert!(matches!(e, RecordsError::NotRecords { .. }), "{e}");
+    assert!(e.to_string().contains("garbage.db"), "{e}");
+    // Untouched.
+    assert_eq!(std::fs::read(&garbage).unwrap(), vec![0x5a; 8192]);
+
+    // SQLite, but someone else's.
+    let foreign = scratch("foreign.db");
+    {
+        let c = rusqlite_connection(&foreign);
+        c.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);").unwrap();
+    }
+    let e = Store::open(&foreign).err().expect("a foreign database opened");
+    assert!(matches!(e, RecordsError::NotRecords { .. }), "{e}");
+
+    // Ours, of another format version.
+    let future = scratch("future.db");
+    drop(Store::open(&future).unwrap());
+    rusqlite_connection(&future).pragma_update(None, "user_version", 99).unwrap();
+    let e = Store::open(&future).err().expect("a future format opened");
+    assert!(matches!(e, RecordsError::Version { found: 99, .. }), "{e}");
+
+    // Ours, damaged: pages overwritten past the header.
+    let damaged = scratch("damaged.db");
+    {
+        let mut s = Store::open(&damaged).unwrap();
+        let many: Vec<Record> = (0..400).map(|i| record(&format!("h{i}"), "tile(L0:32)", 2.0, here.clone(), i)).collect();
+        s.insert(&many).unwrap();
+    }
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    assert!(bytes.len() > 3 * 4096, "{}", bytes.len());
+    for b in &mut bytes[4096 + 100..3 * 4096] {
+        *b = 0xff;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    let broken = Store::open(&damaged).and_then(|s| s.all().map(|_| ()));
+    let e = broken.err().expect("a damaged database read");
+    assert!(matches!(e, RecordsError::Corrupt { .. } | RecordsError::NotRecords { .. }), "{e}");
+}
+
+fn rusqlite_connection(path: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(path).unwrap()
+}
+
+#[test]
+fn writers_on_threads_share_one_database() {
+    let path = scratch("threads.db");
+    drop(Store::open(&path).unwrap());
+    let here = machine::fingerprint().clone();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (path, here) = (path.clone(), here.clone());
+            scope.spawn(move || {
+                let mut s = Store::open(&path).unwrap();
+                for i in 0..25 {
+                    s.insert(&[record(&format!("t{t}-{i}"), "tile(L0:32)", 2.0, here.clone(), i)]).unwrap();
+                    // Readers alongside the writers.
+                    assert!(s.lookup(&format!("t{t}-{i}"), &here).unwrap().best.is_some());
+                }
+            });
+        }
+    });
+    assert_eq!(Store::open(&path).unwrap().all().unwrap().len(), 100);
+}
+
+#[test]
+fn writers_in_processes_share_one_database() {
+    let db = scratch("processes.db");
+    let here = machine::fingerprint().clone();
+    let files: Vec<PathBuf> = (0..4)
+        .map(|p| {
+            let f = scratch(&format!("process-{p}.jsonl"));
+            let lines: Vec<String> = (0..25)
+                .map(|i| serde_json::to_string(&record(&format!("p{p}-{i}"), "tile(L0:32)", 2.0, here.clone(), i)).unwrap())
+                .collect();
+            std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+            f
+        })
+        .collect();
+    // Four processes create the same new database and write to it at once.
+    let children: Vec<std::process::Child> = files
+        .iter()
+        .map(|f| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+                .args(["records", "import"])
+                .arg(&db)
+                .arg(f)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(Store::open(&db).unwrap().all().unwrap().len(), 100);
+}
+
+#[test]
+fn merging_and_importing_are_idempotent_and_exports_are_stable() {
+    let here = machine::fingerprint().clone();
+    let (a, b) = (scratch("merge-a.db"), scratch("merge-b.db"));
+    Store::open(&a).unwrap().insert(&[record("m1", "tile(L0:32)", 2.0, here.clone(), 1), record("m2", "", 1.0, here.clone(), 2)]).unwrap();
+    Store::open(&b).unwrap().insert(&[record("m1", "tile(L0:32)", 2.0, here.clone(), 1), record("m3", "unroll(L0:2)", 1.2, other_machine(), 3)]).unwrap();
+    let mut sa = Store::open(&a).unwrap();
+    assert_eq!(sa.merge_from(&b).unwrap(), (2, 1));
+    assert_eq!(sa.merge_from(&b).unwrap(), (2, 0));
+    assert_eq!(sa.all().unwrap().len(), 3);
+
+    let mut first = Vec::new();
+    sa.export_jsonl(&mut first).unwrap();
+    let jsonl = scratch("merge.jsonl");
+    std::fs::write(&jsonl, &first).unwrap();
+    let c = scratch("merge-c.db");
+    let mut sc = Store::open(&c).unwrap();
+    assert_eq!(sc.import_jsonl(&jsonl).unwrap(), (3, 3));
+    assert_eq!(sc.import_jsonl(&jsonl).unwrap(), (3, 0));
+    let mut second = Vec::new();
+    sc.export_jsonl(&mut second).unwrap();
+    assert_eq!(String::from_utf8(first).unwrap(), String::from_utf8(second).unwrap());
+    assert_eq!(sc.all().unwrap(), sa.all().unwrap());
+
+    // A bad line names its file and line.
+    std::fs::write(&jsonl, "{\"function_hash\": 1}\n").unwrap();
+    let e = sc.import_jsonl(&jsonl).unwrap_err().to_string();
+    assert!(e.contains("merge.jsonl:1"), "{e}");
+}
