@@ -27,6 +27,7 @@ typedef struct {
   int64_t measure_top_k;
   const char *records;
   const char *report;
+  const char *emit_transform;
 } AutoschedOptions;
 
 /// Severity values passed to AutoschedEmitFn.
@@ -52,6 +53,17 @@ enum { AUTOSCHED_UNCHANGED = 0, AUTOSCHED_FAILED = 1, AUTOSCHED_TRANSFORMED = 2 
 int32_t autosched_run_on_function(MlirOperation func,
                                   const AutoschedOptions *options,
                                   AutoschedEmitFn emit, void *ctx);
+
+/// Transform-dialect ops (passes/transform/): 0 on success, 1 after emitting errors (the
+/// function is unchanged). See src/ffi.rs.
+int32_t autosched_transform_name_loops(MlirOperation func, AutoschedEmitFn emit, void *ctx);
+int32_t autosched_transform_step(MlirOperation func, const char *schedule,
+                                 AutoschedEmitFn emit, void *ctx);
+void autosched_transform_clear_names(MlirOperation func);
+/// The pass on one function with `options` in their text form: AUTOSCHED_UNCHANGED,
+/// AUTOSCHED_TRANSFORMED or AUTOSCHED_FAILED.
+int32_t autosched_transform_optimize(MlirOperation func, const char *options,
+                                     AutoschedEmitFn emit, void *ctx);
 
 #ifdef __cplusplus
 }

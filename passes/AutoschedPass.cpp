@@ -95,6 +95,13 @@ struct AffineAutoschedPass
                      "src/report.schema.json)"),
       llvm::cl::init("")};
 
+  Option<std::string> emitTransform{
+      *this, "emit-transform",
+      llvm::cl::desc("Write the chosen schedules as a Transform-dialect script to this "
+                     "file (transform.named_sequence per function; replay with "
+                     "--load-dialect-plugin and --transform-interpreter)"),
+      llvm::cl::init("")};
+
   AutoschedOptions ffiOptions() const {
     AutoschedOptions o;
     o.dump_representation = dumpRepresentation;
@@ -107,6 +114,7 @@ struct AffineAutoschedPass
     o.measure_top_k = measureTopK;
     o.records = records.getValue().c_str();
     o.report = report.getValue().c_str();
+    o.emit_transform = emitTransform.getValue().c_str();
     return o;
   }
 

@@ -470,4 +470,11 @@ void autosched_tx_commit(MlirOperation original, MlirOperation clone) {
   c->destroy();
 }
 
+void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone) {
+  auto f = cast<func::FuncOp>(unwrap(original));
+  auto c = cast<func::FuncOp>(unwrap(clone));
+  f.getBody().takeBody(c.getBody());
+  c->destroy();
+}
+
 } // extern "C"

@@ -40,6 +40,9 @@ int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ct
 void autosched_tx_commit(MlirOperation original, MlirOperation clone);
 /// Drops the name tags from a (transformed) clone that is kept as a function of its own.
 void autosched_tx_strip_tags(MlirOperation func);
+/// Moves the clone's body into `original` with its name tags (a Transform-dialect script
+/// applies the next step to them), destroys the clone.
+void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone);
 
 #ifdef __cplusplus
 }

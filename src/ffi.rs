@@ -22,6 +22,7 @@ pub struct AutoschedOptions {
     pub measure_top_k: i64,
     pub records: *const c_char,
     pub report: *const c_char,
+    pub emit_transform: *const c_char,
 }
 
 /// Emits one diagnostic; `op.ptr` is null for a diagnostic without an operation.
@@ -60,6 +61,7 @@ unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
         measure_top_k: o.measure_top_k,
         records: string(o.records),
         report: string(o.report),
+        emit_transform: string(o.emit_transform),
     }
 }
 
@@ -151,4 +153,90 @@ pub unsafe extern "C" fn autosched_default_options(beam_width: *mut i64, max_dep
     *beam_width = DEFAULT_BEAM_WIDTH;
     *max_depth = DEFAULT_MAX_DEPTH;
     *measure_top_k = DEFAULT_MEASURE_TOP_K;
+}
+
+/// Runs `f` for a Transform-dialect op under `catch_unwind`; its error becomes an error
+/// diagnostic (which the C++ op turns into its silenceable failure).
+unsafe fn transform_op(emit_fn: EmitFn, ctx: *mut c_void, f: impl FnOnce(&mut dyn FnMut(Diagnostic)) -> Result<i32, String>) -> i32 {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        init_logging();
+        let mut sink = |d: Diagnostic| emit(emit_fn, ctx, &d);
+        f(&mut sink)
+    }));
+    let message = match result {
+        Ok(Ok(code)) => return code,
+        Ok(Err(m)) => m,
+        Err(p) => format!("internal error (IR left unchanged): {}", panic_message(p)),
+    };
+    emit(emit_fn, ctx, &error(message));
+    FAILED
+}
+
+/// `transform.autosched.name_loops`: tags the loops of `func` with their names. 0 or 1.
+///
+/// # Safety
+/// `func` must be a live `func.func` not mutated concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_transform_name_loops(func: MlirOperation, emit_fn: EmitFn, ctx: *mut c_void) -> i32 {
+    transform_op(emit_fn, ctx, |_| {
+        let op = Op::from_raw(func).ok_or("null operation")?;
+        crate::transform::name_loops(op).map(|()| OK).map_err(|e| e.to_string())
+    })
+}
+
+/// `transform.autosched.step`: applies the steps of `schedule` (schedule-language text) to
+/// a function named by `name_loops`, as one transaction. 0, or 1 with the IR unchanged.
+///
+/// # Safety
+/// `func` must be a live `func.func` not mutated concurrently; `schedule` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_transform_step(
+    func: MlirOperation,
+    schedule: *const c_char,
+    emit_fn: EmitFn,
+    ctx: *mut c_void,
+) -> i32 {
+    let text = string(schedule);
+    transform_op(emit_fn, ctx, |_| {
+        let op = Op::from_raw(func).ok_or("null operation")?;
+        let s: crate::schedule::Schedule = text.parse().map_err(|e| format!("'{text}': {e}"))?;
+        crate::transform::apply_in_place(op, &s.steps).map(|()| OK).map_err(|e| e.to_string())
+    })
+}
+
+/// `transform.autosched.clear_names`: removes the names `name_loops` put on `func`.
+///
+/// # Safety
+/// `func` must be a live operation not mutated concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_transform_clear_names(func: MlirOperation) {
+    if let Some(op) = Op::from_raw(func) {
+        crate::transform::clear_names(op);
+    }
+}
+
+/// `transform.autosched.optimize`: the pass on one function, with `options` as the pass
+/// takes them (`evaluator=hybrid beam-width=4 ...`). Its remarks are emitted; 0 (unchanged),
+/// 2 (transformed) or 1 (errors emitted, IR unchanged). Files named by the options are
+/// appended to, not truncated (each function is one call).
+///
+/// # Safety
+/// `func` must be a live `func.func` not mutated concurrently; `options` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_transform_optimize(
+    func: MlirOperation,
+    options: *const c_char,
+    emit_fn: EmitFn,
+    ctx: *mut c_void,
+) -> i32 {
+    let text = string(options);
+    transform_op(emit_fn, ctx, |sink| {
+        let op = Op::from_raw(func).ok_or("null operation")?;
+        let opts = RawOptions::from_text(&text).and_then(|o| o.validate()).map_err(|e| e.to_string())?;
+        Ok(match pass::run_on_function(op, &opts, sink) {
+            Outcome::Unchanged => OK,
+            Outcome::Transformed => CHANGED,
+            Outcome::Failed => FAILED,
+        })
+    })
 }

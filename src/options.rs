@@ -63,6 +63,7 @@ pub struct RawOptions {
     pub measure_top_k: i64,
     pub records: String,
     pub report: String,
+    pub emit_transform: String,
 }
 
 impl Default for RawOptions {
@@ -78,6 +79,7 @@ impl Default for RawOptions {
             measure_top_k: DEFAULT_MEASURE_TOP_K,
             records: String::new(),
             report: String::new(),
+            emit_transform: String::new(),
         }
     }
 }
@@ -97,6 +99,8 @@ pub struct PassOptions {
     pub records: Option<PathBuf>,
     /// Where each function's decision is written as a JSON line (`report=`).
     pub report: Option<PathBuf>,
+    /// Where the chosen schedules are written as a Transform-dialect script (`emit-transform=`).
+    pub emit_transform: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -111,8 +115,12 @@ pub enum OptionError {
     Model(String),
     #[error("option 'dump-file': cannot write '{path}': {reason}")]
     DumpFile { path: String, reason: String },
+    #[error("options: {0}")]
+    Syntax(String),
     #[error("option 'records': {0}")]
     Records(String),
+    #[error("option 'emit-transform': cannot write '{path}': {reason}")]
+    EmitTransform { path: String, reason: String },
     #[error("option 'report': cannot write '{path}': {reason}")]
     Report { path: String, reason: String },
     #[error("option 'schedule': {0}")]
@@ -128,6 +136,51 @@ fn in_range(option: &'static str, value: i64, min: i64, max: i64) -> Result<usiz
 }
 
 impl RawOptions {
+    /// Options written as the pass takes them between braces, `key=value` separated by
+    /// spaces (`evaluator=hybrid beam-width=4`); a value may be quoted ("...") to hold
+    /// spaces. For `transform.autosched.optimize`.
+    pub fn from_text(text: &str) -> Result<RawOptions, OptionError> {
+        let mut o = RawOptions::default();
+        let mut rest = text.trim();
+        while !rest.is_empty() {
+            let (key, after) = rest.split_once('=').ok_or_else(|| OptionError::Syntax(format!("expected key=value at '{rest}'")))?;
+            let key = key.trim();
+            let after = after.trim_start();
+            let (value, next) = match after.strip_prefix('"') {
+                Some(q) => {
+                    let end = q.find('"').ok_or_else(|| OptionError::Syntax(format!("unterminated quote after '{key}='")))?;
+                    (&q[..end], &q[end + 1..])
+                }
+                None => after.split_at(after.find(char::is_whitespace).unwrap_or(after.len())),
+            };
+            let int = |option: &'static str| {
+                value.parse::<i64>().map_err(|_| OptionError::Syntax(format!("option '{option}' takes an integer, got '{value}'")))
+            };
+            match key {
+                "dump-representation" => {
+                    o.dump_representation = match value {
+                        "true" | "1" => true,
+                        "false" | "0" => false,
+                        _ => return Err(OptionError::BadEnum { option: "dump-representation", value: value.into(), allowed: "true, false" }),
+                    }
+                }
+                "dump-file" => o.dump_file = value.into(),
+                "schedule" => o.schedule = value.into(),
+                "beam-width" => o.beam_width = int("beam-width")?,
+                "max-depth" => o.max_depth = int("max-depth")?,
+                "model" => o.model = value.into(),
+                "evaluator" => o.evaluator = value.into(),
+                "measure-top-k" => o.measure_top_k = int("measure-top-k")?,
+                "records" => o.records = value.into(),
+                "report" => o.report = value.into(),
+                "emit-transform" => o.emit_transform = value.into(),
+                other => return Err(OptionError::Syntax(format!("no option named '{other}'"))),
+            }
+            rest = next.trim_start();
+        }
+        Ok(o)
+    }
+
     pub fn validate(&self) -> Result<PassOptions, OptionError> {
         let beam_width = in_range("beam-width", self.beam_width, 1, MAX_BEAM_WIDTH)?;
         let max_depth = in_range("max-depth", self.max_depth, 0, MAX_SCHEDULE_LENGTH)?;
@@ -158,6 +211,7 @@ impl RawOptions {
             measure_top_k,
             records: path(&self.records),
             report: path(&self.report),
+            emit_transform: path(&self.emit_transform),
         })
     }
 }
@@ -204,6 +258,18 @@ mod tests {
         let o = RawOptions { schedule: "tile(L0:1)".into(), ..Default::default() };
         let e = o.validate().unwrap_err().to_string();
         assert!(e.starts_with("option 'schedule': schedule:9: a tile size must be in"), "{e}");
+    }
+
+    #[test]
+    fn options_are_read_from_their_text_form() {
+        let o = RawOptions::from_text(r#"evaluator=hybrid  beam-width=4 schedule="tile(L0:32); parallelize(L0.t)""#).unwrap();
+        assert_eq!((o.evaluator.as_str(), o.beam_width), ("hybrid", 4));
+        assert_eq!(o.schedule, "tile(L0:32); parallelize(L0.t)");
+        assert_eq!(RawOptions::from_text("").unwrap(), RawOptions::default());
+        for (bad, says) in [("beam-width=four", "'beam-width'"), ("colour=red", "'colour'"), ("evaluator", "key=value"), ("schedule=\"x", "quote")] {
+            let e = RawOptions::from_text(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

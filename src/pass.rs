@@ -8,6 +8,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::options::{Evaluator, OptionError, PassOptions};
 use crate::search::{OptimizeConfig, SearchConfig};
 use crate::report::DecisionReport;
+use crate::transform::script;
 use crate::{cost_model, features, records, transform};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -58,7 +59,37 @@ pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
     if let Some(path) = &options.records {
         records::open_shared(path).map_err(|e| OptionError::Records(e.to_string()))?;
     }
+    if let Some(path) = &options.emit_transform {
+        let mut scripts = SCRIPTS.lock().unwrap_or_else(|p| p.into_inner());
+        scripts.retain(|(p, _)| p != path);
+        scripts.push((path.clone(), Default::default()));
+        std::fs::write(path, script::script(&[])).map_err(|e| OptionError::EmitTransform {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
     Ok(())
+}
+
+/// The functions of each `emit-transform=` script so far (mlir-opt runs functions on
+/// several threads; the whole script is written again after each, sorted by function).
+static SCRIPTS: Mutex<Vec<(std::path::PathBuf, std::collections::BTreeMap<String, script::ScriptEntry>)>> = Mutex::new(Vec::new());
+
+/// Adds `entry` to the `emit-transform=` script and writes it again.
+fn write_script(options: &PassOptions, entry: script::ScriptEntry) -> Result<(), String> {
+    let Some(path) = &options.emit_transform else { return Ok(()) };
+    let mut scripts = SCRIPTS.lock().unwrap_or_else(|p| p.into_inner());
+    let i = match scripts.iter().position(|(p, _)| p == path) {
+        Some(i) => i,
+        None => {
+            scripts.push((path.clone(), Default::default()));
+            scripts.len() - 1
+        }
+    };
+    scripts[i].1.insert(entry.function.clone(), entry);
+    let entries: Vec<script::ScriptEntry> = scripts[i].1.values().cloned().collect();
+    std::fs::write(path, script::script(&entries))
+        .map_err(|e| format!("affine-autosched: option 'emit-transform': cannot write '{}': {e}", path.display()))
 }
 
 /// Appends `report` to the `report=` file; a failure is an error diagnostic.
@@ -155,8 +186,15 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
                 ),
             });
             let report = DecisionReport::explicit(&program.function, &hash, &spec.schedule.to_string(), prediction);
-            if let Err(message) = write_report(options, &report) {
-                emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+            let entry = script::ScriptEntry {
+                function: program.function.clone(),
+                schedule: spec.schedule.clone(),
+                note: "the schedule= option".into(),
+            };
+            for r in [write_report(options, &report), write_script(options, entry)] {
+                if let Err(message) = r {
+                    emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+                }
             }
             Outcome::Transformed
         }
@@ -257,9 +295,16 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     }
     emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
     let report = DecisionReport::new(&program.function, &hash, options.evaluator.name(), &decision, outcome == Outcome::Transformed);
-    if let Err(message) = write_report(options, &report) {
-        // The IR may already be changed: a warning (begin_run found the file writable).
-        emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+    let entry = script::ScriptEntry {
+        function: program.function.clone(),
+        schedule: decision.schedule.clone(),
+        note: decision.evidence(options.evaluator),
+    };
+    for r in [write_report(options, &report), write_script(options, entry)] {
+        if let Err(message) = r {
+            // The IR may already be changed: a warning (begin_run found the files writable).
+            emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+        }
     }
     outcome
 }

@@ -42,6 +42,14 @@ def test_shrink_keeps_offsets():
         "affine.for %i = 1 to 199 { memref<200x120xf32> 0.33333 : f32"
 
 
+def replay(payload: Path, script: Path, out: Path):
+    """Replays a Transform-dialect script of the pass on `payload` into `out`."""
+    r = subprocess.run(["mlir-opt-22", f"--load-dialect-plugin={PLUGIN}", f"--load-pass-plugin={PLUGIN}",
+                        f"--transform-preload-library=transform-library-paths={script}", "--transform-interpreter",
+                        payload, "-o", out], capture_output=True, text=True)
+    assert r.returncode == 0, f"{script.read_text()}\n{r.stderr}"
+
+
 @pytest.mark.parametrize("kernel", KERNELS, ids=[k.stem for k in KERNELS])
 def test_optimized_kernel_computes_the_same(kernel, tmp_path):
     """The pass's output, and the search's three best schedules (whether or not the pass
@@ -53,8 +61,10 @@ def test_optimized_kernel_computes_the_same(kernel, tmp_path):
     small.write_text(shrink(text) if kernel.parent.name == "polybench" else text)
     subprocess.run(["mlir-opt-22", small, "-o", "/dev/null"], check=True)
     optimized = tmp_path / "optimized.mlir"
+    script = tmp_path / "chosen.transform.mlir"
     p = subprocess.run(["mlir-opt-22", f"--load-pass-plugin={PLUGIN}", "--mlir-print-op-on-diagnostic=false",
-                        "--pass-pipeline=builtin.module(func.func(affine-autosched))", small, "-o", optimized],
+                        f"--pass-pipeline=builtin.module(func.func(affine-autosched{{emit-transform={script}}}))",
+                        small, "-o", optimized],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     remark = [l for l in p.stderr.splitlines() if "remark: affine-autosched: @" in l]
@@ -67,17 +77,30 @@ def test_optimized_kernel_computes_the_same(kernel, tmp_path):
     ranked = [m.group(1) for m in re.finditer(r"#\d+[ \t]+[0-9.]+[ \t]*(.*)$", r.stderr, re.M)]
     top = [s for s in ranked if s.strip()][:3]
     assert top, r.stderr
+    # The Transform-dialect script of the pass's choice replays to the pass's output.
+    replayed = tmp_path / "replayed.mlir"
+    replay(small, script, replayed)
+    assert replayed.read_text() == optimized.read_text()
+    variants += ["--variant", f"replayed={replayed}"]
     for i, schedule in enumerate(top):
         path = tmp_path / f"top{i}.mlir"
         a = subprocess.run([AUTOSCHED, "apply", small, "--schedule", schedule, "-o", path],
                            capture_output=True, text=True)
         assert a.returncode == 0, f"{schedule}: {a.stderr}"
         variants += ["--variant", f"top{i}={path}"]
+        # And so does the script of each of the top schedules.
+        top_script = tmp_path / f"top{i}.transform.mlir"
+        e = subprocess.run(["mlir-opt-22", f"--load-pass-plugin={PLUGIN}",
+                            f"--pass-pipeline=builtin.module(func.func(affine-autosched{{schedule=\"{schedule}\" emit-transform={top_script}}}))",
+                            small, "-o", tmp_path / f"top{i}.pass.mlir"], capture_output=True, text=True)
+        assert e.returncode == 0, f"{schedule}: {e.stderr}"
+        replay(small, top_script, tmp_path / f"top{i}.replayed.mlir")
+        assert (tmp_path / f"top{i}.replayed.mlir").read_text() == (tmp_path / f"top{i}.pass.mlir").read_text(), schedule
     # Bit for bit: none of the transformations reorders a floating-point reduction.
     r = subprocess.run([AUTOSCHED, "run", small, *variants, "--reps", "1", "--warmup", "0", "--threads", "2"],
                        capture_output=True, text=True)
     assert r.returncode == 0, f"{remark[0]}\n{top}\n{r.stdout}\n{r.stderr}"
-    for label in ["pass"] + [f"top{i}" for i in range(len(top))]:
+    for label in ["pass", "replayed"] + [f"top{i}" for i in range(len(top))]:
         assert f"{label}: equivalent: all buffers bitwise identical" in r.stdout, r.stdout
 
 

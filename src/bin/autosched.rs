@@ -221,6 +221,14 @@ enum Command {
     /// the best, and print the module. A function stays as it is when no schedule is
     /// predicted faster than the original.
     Optimize(OptimizeArgs),
+    /// Write the schedules the pass chooses for FILE (searched, or from --records) as a
+    /// Transform-dialect script that `mlir-opt-22 --transform-interpreter` replays.
+    ExportTransform {
+        #[command(flatten)]
+        args: OptimizeArgs,
+        /// The script to write.
+        script: PathBuf,
+    },
     /// Tune every function of FILES (or of the .mlir files under directories) once, into a
     /// tuning records database that the pass's records=PATH then applies without searching.
     /// Resumable: functions the records hold for this machine are skipped.
@@ -1034,6 +1042,9 @@ struct OptimizeArgs {
     /// measured schedule without a search; hybrid and execution runs add what they measured
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Write the chosen schedules as a Transform-dialect script to this file
+    #[arg(long)]
+    emit_transform: Option<PathBuf>,
     /// Also print the search's N best schedules with their scores
     #[arg(long, default_value_t = 0)]
     show_ranking: usize,
@@ -1077,6 +1088,7 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         None => None,
     };
     let mut lines = Vec::new();
+    let mut script_entries = Vec::new();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
         let program = match affine_autosched::ir::analyze_function(f) {
@@ -1116,8 +1128,20 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
             }
         }
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
+        script_entries.push(affine_autosched::transform::script::ScriptEntry {
+            function: name.clone(),
+            schedule: decision.schedule.clone(),
+            note: decision.evidence(evaluator),
+        });
         let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
         lines.push(serde_json::to_string(&report).unwrap_or_default());
+    }
+    if let Some(path) = &args.emit_transform {
+        script_entries.sort_by(|a, b| a.function.cmp(&b.function));
+        if let Err(e) = std::fs::write(path, affine_autosched::transform::script::script(&script_entries)) {
+            eprintln!("autosched: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
     }
     if let Some(path) = &args.report {
         let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
@@ -1384,6 +1408,12 @@ fn main() -> ExitCode {
             score(dataset, model, onnxruntime, program_ids, out, time_batch)
         }
         Command::Optimize(args) => optimize(args),
+        Command::ExportTransform { mut args, script } => {
+            args.emit_transform = Some(script);
+            // The IR only where asked for: the script is the output.
+            args.output.get_or_insert_with(|| PathBuf::from("/dev/null"));
+            optimize(args)
+        }
         Command::Records { action } => records_command(action),
         Command::Tune(args) => tune(args),
         Command::TileSizes { file, band, schedule, budget, cores } => tile_sizes(file, band, schedule, budget, cores),

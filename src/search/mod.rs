@@ -602,6 +602,25 @@ pub fn optimize(
 }
 
 impl Decision {
+    /// A short line of the evidence (for the comment of a Transform-dialect script).
+    pub fn evidence(&self, evaluator: EvaluatorKind) -> String {
+        let mut parts = Vec::new();
+        if let Some(m) = self.measured {
+            parts.push(format!("measured {m:.2}x"));
+        }
+        if let Some(p) = self.predicted {
+            parts.push(format!("predicted {p:.2}x"));
+        }
+        match &self.source {
+            Source::Records(o) => parts.push(format!("from the tuning records ({}, {})", o.evaluator, format_date(o.measured_at))),
+            Source::Search => parts.push(format!("evaluator {}", evaluator.name())),
+        }
+        if let Some(k) = &self.kept {
+            parts.push(k.clone());
+        }
+        parts.join(", ")
+    }
+
     /// One line for the remark and the command line: what was chosen (or why nothing was),
     /// the predicted and measured speedups, and what the search cost.
     pub fn summary(&self, function: &str, evaluator: EvaluatorKind) -> String {

@@ -8,6 +8,7 @@
 //! verifies. Otherwise the error names the step and the reason, and the IR is unchanged.
 
 pub mod ffi;
+pub mod script;
 
 use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
@@ -194,6 +195,67 @@ impl Drop for Prefix {
         // SAFETY: the clone is detached and owned by this Prefix alone.
         unsafe { autosched_tx_destroy(self.clone.0) };
     }
+}
+
+/// Tags every loop of `func` with its name in place: the state a Transform-dialect script
+/// (`transform.autosched.name_loops`) starts its steps from.
+pub fn name_loops(func: Op) -> Result<(), TransformError> {
+    tag_loops(func)
+}
+
+/// Whether `func` carries loop names (`name_loops` ran and `clear_names` did not).
+pub fn has_names(func: Op) -> bool {
+    let mut found = false;
+    fn walk(op: Op, found: &mut bool) {
+        if *found {
+            return;
+        }
+        if op.attr(LOOP_TAG).is_some() {
+            *found = true;
+            return;
+        }
+        for b in op.blocks() {
+            for o in b.ops() {
+                walk(o, found);
+            }
+        }
+    }
+    walk(func, &mut found);
+    found
+}
+
+/// Applies steps to a function whose loops carry their names (`name_loops`), in place and
+/// as one transaction: on a clone, each checked like the pass's steps, verified, then moved
+/// into `func` with the names kept for the next steps. Refused or failed, `func` is as it
+/// was. What `transform.autosched.step` does.
+pub fn apply_in_place(func: Op, steps: &[Transform]) -> Result<(), TransformError> {
+    if !has_names(func) {
+        return Err(TransformError::BadLoop {
+            step: 1,
+            text: steps.first().map(|s| s.to_string()).unwrap_or_default(),
+            reason: "the function's loops carry no names: run transform.autosched.name_loops on it first".into(),
+        });
+    }
+    // SAFETY: func is a live func.func; the clone is detached and owned here until it is
+    // committed (moved into func) or destroyed.
+    let clone = unsafe { autosched_tx_clone(func.0) };
+    let result = (|| {
+        for (i, step) in steps.iter().enumerate() {
+            run_step(clone, i + 1, step)?;
+        }
+        verify(clone)
+    })();
+    match result {
+        Ok(()) => unsafe { ffi::autosched_tx_commit_tagged(func.0, clone) },
+        Err(_) => unsafe { autosched_tx_destroy(clone) },
+    }
+    result
+}
+
+/// Removes the loop names `name_loops` put on `func`.
+pub fn clear_names(func: Op) {
+    // SAFETY: func is a live operation.
+    unsafe { autosched_tx_strip_tags(func.0) };
 }
 
 /// Tags every loop of `clone` with its name, which is how the C++ layer finds them.
