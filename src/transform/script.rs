@@ -6,8 +6,9 @@
 //! steps through the same checks.
 //!
 //! Every step is a `transform.autosched.step`, upstream's loop ops included: upstream's
-//! `transform.loop.unroll` does not clamp the clean-up loop of a loop with `min`/`max`
-//! bounds (the pass's unroll does, a miscompile the fuzzer found), and
+//! `transform.loop.unroll` runs the clean-up loop of a loop whose bounds depend on an outer
+//! loop even where that loop is empty (the pass's unroll clamps and guards it, a miscompile
+//! the fuzzer found), and
 //! `transform.loop.unroll_and_jam` checks no dependence; a script that used them would not
 //! be the schedule the pass checked.
 
