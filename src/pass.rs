@@ -165,8 +165,13 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
     if spec.schedule.is_identity() {
         return Outcome::Unchanged;
     }
-    // The hash is of the function as it was: taken before the schedule changes it.
+    // The hash and the script are of the function as it was: taken before the schedule
+    // changes it.
     let hash = if options.report.is_some() { crate::ir::canonical::function_hash(func) } else { String::new() };
+    let entry = options
+        .emit_transform
+        .is_some()
+        .then(|| script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into()));
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
             let prediction = match predict(program, &spec.schedule, options) {
@@ -186,12 +191,7 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
                 ),
             });
             let report = DecisionReport::explicit(&program.function, &hash, &spec.schedule.to_string(), prediction);
-            let entry = script::ScriptEntry {
-                function: program.function.clone(),
-                schedule: spec.schedule.clone(),
-                note: "the schedule= option".into(),
-            };
-            for r in [write_report(options, &report), write_script(options, entry)] {
+            for r in [write_report(options, &report), entry.map_or(Ok(()), |e| write_script(options, e))] {
                 if let Err(message) = r {
                     emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
                 }
@@ -275,6 +275,10 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     for w in &decision.warnings {
         emit(Diagnostic { op: Some(func), severity: Severity::Warning, message: format!("affine-autosched: {w}") });
     }
+    let entry = options
+        .emit_transform
+        .is_some()
+        .then(|| script::ScriptEntry::new(func, &program.function, &decision.schedule, decision.evidence(options.evaluator)));
     let outcome = if decision.schedule.is_identity() {
         Outcome::Unchanged
     } else if let Err(e) = transform::apply(func, &decision.schedule) {
@@ -295,12 +299,7 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     }
     emit(remark(format!("affine-autosched: {}", decision.summary(&program.function, options.evaluator))));
     let report = DecisionReport::new(&program.function, &hash, options.evaluator.name(), &decision, outcome == Outcome::Transformed);
-    let entry = script::ScriptEntry {
-        function: program.function.clone(),
-        schedule: decision.schedule.clone(),
-        note: decision.evidence(options.evaluator),
-    };
-    for r in [write_report(options, &report), write_script(options, entry)] {
+    for r in [write_report(options, &report), entry.map_or(Ok(()), |e| write_script(options, e))] {
         if let Err(message) = r {
             // The IR may already be changed: a warning (begin_run found the files writable).
             emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });

@@ -282,4 +282,17 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   return AUTOSCHED_TX_OK;
 }
 
+bool autosched_tx_unroll_is_plain(MlirOperation func, const char *name, int64_t factor) {
+  auto f = funcOf(func);
+  bool any = false, plain = true;
+  f.walk([&](AffineForOp l) {
+    if (nameOf(l) != name)
+      return;
+    any = true;
+    std::optional<uint64_t> trips = getConstantTripCount(l);
+    plain &= isInnermost(l) && l.hasConstantBounds() && trips && *trips >= (uint64_t)factor;
+  });
+  return any && plain;
+}
+
 } // extern "C"

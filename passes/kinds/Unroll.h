@@ -29,6 +29,11 @@ extern "C" {
 int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
                             AutoschedTxReportFn fn, void *ctx);
 
+/// Whether unrolling every loop named `name` by `factor` is MLIR's loopUnrollByFactor and
+/// nothing more (what upstream's transform.loop.unroll does): each is innermost, has
+/// constant bounds and at least `factor` iterations. Changes nothing.
+bool autosched_tx_unroll_is_plain(MlirOperation func, const char *name, int64_t factor);
+
 #ifdef __cplusplus
 }
 #endif

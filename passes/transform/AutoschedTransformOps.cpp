@@ -88,6 +88,25 @@ transform::AutoschedMatchFunctionOp::apply(transform::TransformRewriter &,
   return DiagnosedSilenceableFailure::success();
 }
 
+DiagnosedSilenceableFailure
+transform::AutoschedMatchLoopOp::apply(transform::TransformRewriter &,
+                                       transform::TransformResults &results,
+                                       transform::TransformState &state) {
+  // The attribute transform::name_loops puts on loops (kTag in passes/Transforms.cpp).
+  constexpr const char *tag = "autosched.loop";
+  SmallVector<Operation *> found;
+  for (Operation *root : state.getPayloadOps(getTarget()))
+    root->walk([&](affine::AffineForOp l) {
+      if (auto a = l->getAttrOfType<StringAttr>(tag); a && a.getValue() == getName())
+        found.push_back(l);
+    });
+  if (found.empty())
+    return emitSilenceableError() << "no loop named " << getName()
+                                  << " (are the loops named? transform.autosched.name_loops)";
+  results.set(cast<OpResult>(getResult()), found);
+  return DiagnosedSilenceableFailure::success();
+}
+
 DiagnosedSilenceableFailure transform::AutoschedNameLoopsOp::applyToOne(
     transform::TransformRewriter &, func::FuncOp target,
     transform::ApplyToEachResultList &results, transform::TransformState &) {

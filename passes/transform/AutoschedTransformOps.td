@@ -40,6 +40,19 @@ def AutoschedMatchFunctionOp : Op<Transform_Dialect, "autosched.match_function",
   let assemblyFormat = "$name `in` $root attr-dict `:` functional-type($root, $result)";
 }
 
+def AutoschedMatchLoopOp : Op<Transform_Dialect, "autosched.match_loop",
+    [NavigationTransformOpTrait, MemoryEffectsOpInterface,
+     DeclareOpInterfaceMethods<TransformOpInterface>]> {
+  let summary = "Every loop named `name` (all its copies) in a function named by name_loops";
+  let description = [{
+    A handle for upstream loop ops (`transform.loop.unroll`). The names stay on the loops
+    those ops keep or copy, so later steps find them.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, StrAttr:$name);
+  let results = (outs TransformHandleTypeInterface:$result);
+  let assemblyFormat = "$name `in` $target attr-dict `:` functional-type($target, $result)";
+}
+
 def AutoschedNameLoopsOp : Autosched_FuncOp<"name_loops"> {
   let summary = "Names the function's loops as the pass does (L0, L0.0, ...)";
   let arguments = (ins TransformHandleTypeInterface:$target);

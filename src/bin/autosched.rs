@@ -1117,6 +1117,14 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         for (i, s) in decision.ranked.iter().take(args.show_ranking).enumerate() {
             eprintln!("autosched: @{name}: #{:<3} {:>7.3}  {}", i + 1, s.score, s.schedule);
         }
+        if args.emit_transform.is_some() {
+            script_entries.push(affine_autosched::transform::script::ScriptEntry::new(
+                f,
+                &name,
+                &decision.schedule,
+                decision.evidence(evaluator),
+            ));
+        }
         let mut applied = false;
         if !decision.schedule.is_identity() {
             match transform::apply(f, &decision.schedule) {
@@ -1128,11 +1136,6 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
             }
         }
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
-        script_entries.push(affine_autosched::transform::script::ScriptEntry {
-            function: name.clone(),
-            schedule: decision.schedule.clone(),
-            note: decision.evidence(evaluator),
-        });
         let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
         lines.push(serde_json::to_string(&report).unwrap_or_default());
     }

@@ -252,6 +252,20 @@ pub fn apply_in_place(func: Op, steps: &[Transform]) -> Result<(), TransformErro
     result
 }
 
+/// For each step of `schedule` on `func`, the upstream Transform-dialect op that does
+/// exactly what the step does at that point, where its kind knows one
+/// ([`crate::schedule::kinds::TransformKind::upstream`]); `func` is not changed.
+pub fn upstream_ops(func: Op, schedule: &Schedule) -> Result<Vec<Option<crate::schedule::kinds::Upstream>>, TransformError> {
+    let mut prefix = Prefix::new(func, &Schedule::default())?;
+    let mut out = Vec::new();
+    for step in &schedule.steps {
+        let mut call = Call::new(prefix.clone.0);
+        out.push(step.upstream(&mut call));
+        prefix = prefix.extend(std::slice::from_ref(step))?;
+    }
+    Ok(out)
+}
+
 /// Removes the loop names `name_loops` put on `func`.
 pub fn clear_names(func: Op) {
     // SAFETY: func is a live operation.

@@ -88,6 +88,20 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     fn check_in_place(&self, _call: &mut Call, _memo: &mut Memo) -> Option<i32> {
         None
     }
+    /// An upstream Transform-dialect op that does exactly what `apply` would do to the
+    /// tagged clone `call.func` (which the step has not changed), for the scripts of
+    /// `transform::script`. None (the default): the script uses `transform.autosched.step`.
+    fn upstream(&self, _call: &mut Call) -> Option<Upstream> {
+        None
+    }
+}
+
+/// An upstream Transform-dialect op for one step: `op` applied to a handle to every loop
+/// named `target`, written with `{loop}` where the handle goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upstream {
+    pub target: String,
+    pub op: String,
 }
 
 /// What [`TransformKind::check_in_place`] learned about one state, by a key of the kind's:
@@ -207,6 +221,12 @@ macro_rules! registry {
             pub(crate) fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
                 match self {
                     $(Transform::$variant(k) => k.check_in_place(call, memo),)*
+                }
+            }
+
+            pub(crate) fn upstream(&self, call: &mut Call) -> Option<Upstream> {
+                match self {
+                    $(Transform::$variant(k) => k.upstream(call),)*
                 }
             }
 

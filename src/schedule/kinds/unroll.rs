@@ -129,4 +129,16 @@ impl TransformKind for Unroll {
         // SAFETY: the clone is live; the name outlives the call.
         unsafe { ffi::autosched_tx_unroll(call.func, name.as_ptr(), self.factor as i64, report, ctx) }
     }
+
+    /// Upstream's `transform.loop.unroll` where it is the same utility on the same loops:
+    /// innermost loops with constant bounds (no clean-up loop to clamp or guard).
+    fn upstream(&self, call: &mut Call) -> Option<super::Upstream> {
+        let name = ffi::cstring(self.target.as_str());
+        // SAFETY: the clone is live; the name outlives the call.
+        let plain = unsafe { ffi::autosched_tx_unroll_is_plain(call.func, name.as_ptr(), self.factor as i64) };
+        plain.then(|| super::Upstream {
+            target: self.target.to_string(),
+            op: format!("transform.loop.unroll {{loop}} {{factor = {} : i64}} : !transform.any_op", self.factor),
+        })
+    }
 }
