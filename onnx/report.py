@@ -338,6 +338,10 @@ def main(argv=None):
     run([PY, ROOT / "onnx/export.py", "--checkpoint", *checkpoints, "--data", feats, "--dataset", dataset,
          "--out", shipped])
     shutil.copy(feats / "layout.json", ROOT / "onnx/layout.json")
+    # The PyTorch weights beside the graph: what `autosched adapt` fine-tunes for another
+    # machine (one network, possibly with several heads).
+    if len(checkpoints) == 1:
+        shutil.copy(checkpoints[0], shipped.with_suffix(".pt"))
     info = json.loads(info_path.read_text())
     info["training"]["data_stamp"] = stamp
     info["ensemble_test"] = ensemble
