@@ -5,6 +5,7 @@
 //! is what the mlir-opt plugin runs per function; [`ffi`] is its C ABI; [`mlir`] parses
 //! files for the command line and the tests.
 
+pub mod adapt;
 pub mod cost_model;
 pub mod datagen;
 pub mod features;

@@ -233,6 +233,44 @@ enum Command {
     /// tuning records database that the pass's records=PATH then applies without searching.
     /// Resumable: functions the records hold for this machine are skipped.
     Tune(TuneArgs),
+    /// Fine-tune the shipped cost model for this machine: measure about --budget points here
+    /// (generated programs at real sizes, random walks of the search's space), fine-tune,
+    /// report ranking on held-out programs measured here before and after, export --out
+    /// for the pass's model= option.
+    Adapt {
+        /// Points to measure here (about 17 per program).
+        #[arg(long)]
+        budget: u64,
+        /// The adapted model (ONNX).
+        #[arg(long)]
+        out: PathBuf,
+        /// The shipped model's PyTorch weights.
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx/model.pt"))]
+        base: PathBuf,
+        /// Where the measurements, features and checkpoints go (resumable).
+        #[arg(long, default_value = "build/adapt")]
+        work: PathBuf,
+        /// What is fine-tuned: tree (the LSTMs and head; the computation encoder stays),
+        /// head, or all.
+        #[arg(long, default_value = "tree")]
+        mode: String,
+        #[arg(long, default_value_t = 7001)]
+        seed: u64,
+        #[arg(long, value_enum, default_value = "real")]
+        sizes: affine_autosched::datagen::programs::Sizes,
+        /// The Python with the trainer's packages (scripts/setup.sh's venv).
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python"))]
+        python: PathBuf,
+        /// Skip training a network from scratch on the same data for comparison.
+        #[arg(long)]
+        no_scratch: bool,
+        /// Measure without first waiting for other processes to leave the CPUs (smoke runs;
+        /// measurements beside other work are noisy).
+        #[arg(long)]
+        no_quiet_wait: bool,
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Inspect and maintain a tuning records database (records=PATH of the pass).
     Records {
         #[command(subcommand)]
@@ -1418,6 +1456,23 @@ fn main() -> ExitCode {
             optimize(args)
         }
         Command::Records { action } => records_command(action),
+        Command::Adapt { budget, out, base, work, mode, seed, sizes, python, no_scratch, no_quiet_wait, quiet } => {
+            let cfg = affine_autosched::adapt::AdaptConfig {
+                budget, out: out.clone(), base, work, mode, seed, sizes, python,
+                root: PathBuf::from(env!("CARGO_MANIFEST_DIR")), progress: !quiet, no_scratch, no_quiet_wait,
+            };
+            match affine_autosched::adapt::run(&cfg) {
+                Ok(line) => {
+                    println!("{line}");
+                    println!("wrote {} (use it with the pass's model= option)", out.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("autosched: error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Tune(args) => tune(args),
         Command::TileSizes { file, band, schedule, budget, cores } => tile_sizes(file, band, schedule, budget, cores),
         Command::Layout => {

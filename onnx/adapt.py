@@ -1,0 +1,200 @@
+"""Adapt the shipped cost model to this machine: fine-tune its weights on a small dataset
+measured here, and say how well it ranks held-out programs measured here, before and after.
+
+    .venv/bin/python onnx/adapt.py --base onnx/model.pt --data build/adapt/features --out build/adapt/model
+    (`autosched adapt --budget N --out model.onnx` measures the data, featurizes it, runs this
+    and exports the result)
+
+What is fine-tuned (--mode):
+  tree (default)  the recursive LSTMs, the merge and the head; the computation encoder and
+                  its input standardization stay as shipped. The encoder says what a
+                  computation is (its accesses, operations, the schedule's tags on its
+                  loops), which does not change with the machine; how loops and computations
+                  combine into a run time (cache sizes, vector width, cores, the cost of
+                  threads) does, and that lives in the tree and the head.
+  head            only the head (the least data-hungry; the weakest when machines differ in
+                  more than a scale).
+  all             every weight, at the same low rate.
+A low learning rate and early stopping on a validation part of the new data keep the
+shipped model's knowledge where the new data says nothing. The held-out programs (never
+trained on) give the before/after figures, next to a network trained from scratch on the
+same small data (what the data alone can teach): adaptation is worth it when it beats both.
+
+Writes OUT/model.pt (train.py's checkpoint format, for onnx/export.py) and OUT/adapt.json.
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import data as data_mod  # noqa: E402
+import train as train_mod  # noqa: E402
+from model import CostModel  # noqa: E402
+
+MODES = {
+    "tree": lambda name: not name.startswith("comp_mlp."),
+    "head": lambda name: name.startswith("head.") or name.startswith("head_list."),
+    "all": lambda name: True,
+}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--base", required=True, help="the shipped model's checkpoint (onnx/model.pt)")
+    p.add_argument("--data", required=True, help="`autosched featurize` output of data measured on this machine")
+    p.add_argument("--out", required=True)
+    p.add_argument("--mode", choices=sorted(MODES), default="tree")
+    p.add_argument("--held-out", type=float, default=0.3, help="fraction of the programs kept for the figures")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--patience", type=int, default=6)
+    p.add_argument("--max-lr", type=float, default=3e-4)
+    p.add_argument("--no-scratch", action="store_true", help="skip the from-scratch comparison")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--quiet", action="store_true")
+    return p.parse_args(argv)
+
+
+def split(n_programs, held_out, seed):
+    """Programs for (fine-tuning, validation, held-out figures): none in two parts."""
+    order = np.random.default_rng(seed + 104729).permutation(n_programs)
+    h = max(1, int(round(held_out * n_programs)))
+    rest = order[h:]
+    v = max(1, int(round(0.15 * len(rest)))) if len(rest) > 1 else 0
+    return rest[v:], rest[:v], order[:h]
+
+
+def load_base(path, layout_hash):
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    cfg = ckpt["config"]
+    if cfg["layout_hash"] != layout_hash:
+        raise SystemExit(f"{path} was trained on layout {cfg['layout_hash']}; the new data has {layout_hash} "
+                         "(featurize it with the same build as the shipped model)")
+    model = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"], heads=cfg.get("heads", 1),
+                      laplace=cfg.get("laplace"))
+    model.load_state_dict(ckpt["state"])
+    return model, cfg
+
+
+def fit(model, data, train_p, val_p, trainable, args, desc):
+    """Trains the parameters `trainable(name)` selects; early stopping on validation."""
+    params = []
+    for n, p in model.named_parameters():
+        p.requires_grad_(trainable(n))
+        if p.requires_grad:
+            params.append(p)
+    if not params:
+        raise SystemExit("nothing to train in this mode")
+    batches = data_mod.batches(data, train_p, 32, np.random.default_rng(args.seed), 16)
+    val_batches = data_mod.batches(data, val_p, 32) if len(val_p) else []
+    cache = {id(b): data.inputs(b) for b in batches}
+    targets, censored = torch.from_numpy(data.speedup), torch.from_numpy(data.censored)
+    weights = torch.from_numpy(np.where(data.noisy, 0.5, 1.0).astype(np.float32))
+    opt = torch.optim.AdamW(params, lr=args.max_lr, weight_decay=0.0075)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.max_lr, epochs=args.epochs,
+                                                steps_per_epoch=max(1, len(batches)))
+    rng = np.random.default_rng(args.seed)
+
+    def val_loss():
+        if not val_batches:
+            return 0.0
+        vp = train_mod.predict(model, data, val_batches, torch.device("cpu"))
+        vidx = np.concatenate(val_batches)
+        return float(np.mean(np.abs(np.log(vp[vidx]) - np.log(data.speedup[vidx]))))
+
+    best = (val_loss(), {k: v.clone() for k, v in model.state_dict().items()}, 0)
+    history = [{"epoch": 0, "val_loss": best[0]}]
+    for epoch in tqdm(range(args.epochs), desc=desc, disable=args.quiet):
+        model.train()
+        order = list(range(len(batches)))
+        rng.shuffle(order)
+        for i in order:
+            idx = batches[i]
+            raw = model(*cache[id(idx)])
+            if getattr(model, "laplace", None):
+                mu, b = model.laplace_parts(raw)
+                loss = train_mod.laplace_loss(mu, b, targets[idx], weights[idx], censored[idx])
+            else:
+                heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
+                loss = sum(train_mod.regression_loss(h, targets[idx], weights[idx], censored[idx], "log_l1")
+                           for h in heads) / len(heads)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        v = val_loss()
+        history.append({"epoch": epoch + 1, "val_loss": v})
+        if v < best[0]:
+            best = (v, {k: t.clone() for k, t in model.state_dict().items()}, epoch + 1)
+        elif epoch + 1 - best[2] >= args.patience:
+            break
+    model.load_state_dict(best[1])
+    for p in model.parameters():
+        p.requires_grad_(True)
+    return {"best_epoch": best[2], "epochs_run": len(history) - 1, "history": history,
+            "trained_parameters": int(sum(p.numel() for n, p in model.named_parameters() if trainable(n))),
+            "total_parameters": int(sum(p.numel() for p in model.parameters()))}
+
+
+def figures(model, data, programs):
+    fig, _ = train_mod.evaluate(model, data, programs, torch.device("cpu"), 32)
+    return fig["all"]
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.manual_seed(args.seed)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    data = data_mod.Featurized(args.data)
+    train_p, val_p, held_p = split(len(data.programs), args.held_out, args.seed)
+    if len(train_p) == 0:
+        raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
+    model, cfg = load_base(args.base, data.layout["hash"])
+    t0 = time.time()
+    before = figures(model, data, held_p)
+    fine = fit(model, data, train_p, val_p, MODES[args.mode], args, f"fine-tuning ({args.mode})")
+    after = figures(model, data, held_p)
+    result = {
+        "base": str(args.base),
+        "mode": args.mode,
+        "points": int(len(data)),
+        "programs": {"fine_tune": int(len(train_p)), "validation": int(len(val_p)), "held_out": int(len(held_p))},
+        "held_out_before": before,
+        "held_out_after": after,
+        "fine_tuning": fine,
+        "seconds": time.time() - t0,
+    }
+    config = dict(cfg)
+    config["adapted"] = {k: result[k] for k in ("mode", "points", "programs")}
+    config["adapted"]["data"] = str(args.data)
+    torch.save({"config": config, "state": model.state_dict()}, out / "model.pt")
+    if not args.no_scratch:
+        scratch = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"],
+                            heads=cfg.get("heads", 1), laplace=cfg.get("laplace"))
+        rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for i in train_p])
+        scratch.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+        scratch_args = argparse.Namespace(**{**vars(args), "max_lr": 1e-3, "epochs": max(args.epochs, 40),
+                                             "patience": 10})
+        fit(scratch, data, train_p, val_p, MODES["all"], scratch_args, "from scratch")
+        result["held_out_scratch"] = figures(scratch, data, held_p)
+    (out / "adapt.json").write_text(json.dumps(result, indent=1))
+    line = (f"held-out programs measured here ({len(held_p)}): Spearman {before['spearman']:.3f} -> "
+            f"{after['spearman']:.3f} (MAPE {before['mape']:.3f} -> {after['mape']:.3f})")
+    if "held_out_scratch" in result:
+        line += f"; trained from scratch on the same data: {result['held_out_scratch']['spearman']:.3f}"
+    print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

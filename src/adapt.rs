@@ -1,0 +1,138 @@
+//! `adapt`: the shipped cost model fine-tuned for this machine (`autosched adapt --budget N
+//! --out model.onnx`). Measures about N points here (the data generator's random walks
+//! through the search's own space, over generated programs at real sizes; resumable),
+//! featurizes them, has `onnx/adapt.py` fine-tune the shipped network on part of them and
+//! report ranking on held-out programs before and after, and exports the result with
+//! `onnx/export.py` (parity checked) for the pass's `model=`.
+
+use crate::datagen::{self, DatagenConfig};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Schedules measured per program (besides the identity), as for the shipped dataset.
+pub const SCHEDULES_PER_PROGRAM: usize = 16;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdaptError {
+    #[error("--base: no checkpoint at '{0}' (onnx/report.py ships onnx/model.pt with the model; or name train.py's model.pt)")]
+    NoBase(PathBuf),
+    #[error("--budget must be at least {min} points (a few programs to fine-tune on and a few to hold out)")]
+    Budget { min: u64 },
+    #[error("--mode must be tree, head or all, got '{0}'")]
+    Mode(String),
+    #[error("measuring: {0}")]
+    Datagen(#[from] datagen::DatagenError),
+    #[error("featurizing: {0}")]
+    Features(String),
+    #[error("{step}: {reason}")]
+    Python { step: &'static str, reason: String },
+}
+
+pub struct AdaptConfig {
+    /// Points to measure on this machine.
+    pub budget: u64,
+    pub out: PathBuf,
+    pub base: PathBuf,
+    pub work: PathBuf,
+    pub mode: String,
+    /// Programs of another stream than the shipped dataset's (seed 1).
+    pub seed: u64,
+    pub sizes: datagen::programs::Sizes,
+    pub python: PathBuf,
+    pub root: PathBuf,
+    pub progress: bool,
+    /// Skip the from-scratch comparison (faster; for smoke tests).
+    pub no_scratch: bool,
+    /// Measure without waiting for a quiet machine (smoke tests).
+    pub no_quiet_wait: bool,
+}
+
+/// The smallest budget: 4 programs' points.
+pub const MIN_BUDGET: u64 = 4 * (SCHEDULES_PER_PROGRAM as u64 + 1);
+
+/// Runs the whole adaptation; returns the summary line of `onnx/adapt.py`.
+pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
+    if !cfg.base.is_file() {
+        return Err(AdaptError::NoBase(cfg.base.clone()));
+    }
+    if !["tree", "head", "all"].contains(&cfg.mode.as_str()) {
+        return Err(AdaptError::Mode(cfg.mode.clone()));
+    }
+    if cfg.budget < MIN_BUDGET {
+        return Err(AdaptError::Budget { min: MIN_BUDGET });
+    }
+    let programs = cfg.budget.div_ceil(SCHEDULES_PER_PROGRAM as u64 + 1);
+    let raw = cfg.work.join("raw");
+    log::info!("measuring {programs} programs ({} points at most) into {}", programs * 17, raw.display());
+    let summary = datagen::run(&DatagenConfig {
+        seed: cfg.seed,
+        programs,
+        schedules_per_program: SCHEDULES_PER_PROGRAM,
+        out: raw.clone(),
+        shard: (0, 1),
+        measure: datagen::default_measure_config(),
+        progress: cfg.progress,
+        resume_from: Vec::new(),
+        quiet: (!cfg.no_quiet_wait).then(crate::measure::quiet::QuietPolicy::default),
+        sizes: cfg.sizes,
+    })?;
+    log::info!("{} points measured in this run ({} programs already done)", summary.points, summary.skipped);
+    let dataset = cfg.work.join("dataset.jsonl.gz");
+    datagen::merge(&[raw], &dataset)?;
+    let features = cfg.work.join("features");
+    crate::features::dataset::featurize_dataset(&[dataset.clone()], &features, None)
+        .map_err(|e| AdaptError::Features(e.to_string()))?;
+    let model_dir = cfg.work.join("model");
+    let mut adapt = vec![
+        path_arg(&cfg.root.join("onnx/adapt.py")),
+        "--base".into(),
+        path_arg(&cfg.base),
+        "--data".into(),
+        path_arg(&features),
+        "--out".into(),
+        path_arg(&model_dir),
+        "--mode".into(),
+        cfg.mode.clone(),
+    ];
+    if cfg.no_scratch {
+        adapt.push("--no-scratch".into());
+    }
+    if !cfg.progress {
+        adapt.push("--quiet".into());
+    }
+    let line = python(&cfg.python, "onnx/adapt.py", &adapt)?;
+    let export = vec![
+        path_arg(&cfg.root.join("onnx/export.py")),
+        "--checkpoint".into(),
+        path_arg(&model_dir.join("model.pt")),
+        "--data".into(),
+        path_arg(&features),
+        "--dataset".into(),
+        path_arg(&dataset),
+        "--out".into(),
+        path_arg(&cfg.out),
+        "--reference".into(),
+        path_arg(&cfg.work.join("reference.json")),
+    ];
+    python(&cfg.python, "onnx/export.py", &export)?;
+    Ok(line)
+}
+
+fn path_arg(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Runs a Python step; its last line of output, or its error output.
+fn python(python: &Path, step: &'static str, args: &[String]) -> Result<String, AdaptError> {
+    let out = Command::new(python)
+        .args(args)
+        .output()
+        .map_err(|e| AdaptError::Python { step, reason: format!("cannot run {}: {e}", python.display()) })?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(15).collect::<Vec<_>>().into_iter().rev().collect();
+        return Err(AdaptError::Python { step, reason: format!("exit {}:\n{}", out.status, tail.join("\n")) });
+    }
+    Ok(stdout.lines().last().unwrap_or_default().to_string())
+}
