@@ -97,6 +97,11 @@ def fit(model, data, train_p, val_p, trainable, args, desc):
     cache = {id(b): data.inputs(b) for b in batches}
     targets, censored = torch.from_numpy(data.speedup), torch.from_numpy(data.censored)
     weights = torch.from_numpy(np.where(data.noisy, 0.5, 1.0).astype(np.float32))
+    # Several heads keep their spread as train.py made it: each sees the points with its own
+    # bootstrap weights.
+    n_heads = getattr(model, "heads", 1)
+    boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), n_heads))
+                            .astype(np.float32))
     opt = torch.optim.AdamW(params, lr=args.max_lr, weight_decay=0.0075)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.max_lr, epochs=args.epochs,
                                                 steps_per_epoch=max(1, len(batches)))
@@ -123,15 +128,20 @@ def fit(model, data, train_p, val_p, trainable, args, desc):
                 loss = train_mod.laplace_loss(mu, b, targets[idx], weights[idx], censored[idx])
             else:
                 heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
-                loss = sum(train_mod.regression_loss(h, targets[idx], weights[idx], censored[idx], "log_l1")
-                           for h in heads) / len(heads)
+                loss = sum(train_mod.regression_loss(h, targets[idx],
+                                                     weights[idx] * (boot[idx, m] if len(heads) > 1 else 1.0),
+                                                     censored[idx], "log_l1")
+                           for m, h in enumerate(heads)) / len(heads)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
         v = val_loss()
         history.append({"epoch": epoch + 1, "val_loss": v})
-        if v < best[0]:
+        if not val_batches:
+            # No validation programs (a tiny budget): the last epoch is kept.
+            best = (v, {k: t.clone() for k, t in model.state_dict().items()}, epoch + 1)
+        elif v < best[0]:
             best = (v, {k: t.clone() for k, t in model.state_dict().items()}, epoch + 1)
         elif epoch + 1 - best[2] >= args.patience:
             break
@@ -163,6 +173,12 @@ def main(argv=None):
     t0 = time.time()
     before = figures(model, data, held_p)
     fine = fit(model, data, train_p, val_p, MODES[args.mode], args, f"fine-tuning ({args.mode})")
+    if getattr(model, "laplace", None) and len(val_p):
+        # The error model's scale, calibrated again on this machine's validation programs.
+        before_cov, after_cov, factor = train_mod.calibrate_laplace(model, data, val_p, torch.device("cpu"), 32,
+                                                                    model.laplace)
+        fine["calibration"] = {"validation_coverage_before": before_cov, "validation_coverage_after": after_cov,
+                               "scale_factor": factor}
     after = figures(model, data, held_p)
     result = {
         "base": str(args.base),

@@ -217,8 +217,9 @@ pub unsafe extern "C" fn autosched_transform_clear_names(func: MlirOperation) {
 
 /// `transform.autosched.optimize`: the pass on one function, with `options` as the pass
 /// takes them (`evaluator=hybrid beam-width=4 ...`). Its remarks are emitted; 0 (unchanged),
-/// 2 (transformed) or 1 (errors emitted, IR unchanged). Files named by the options are
-/// appended to, not truncated (each function is one call).
+/// 2 (transformed) or 1 (errors emitted, IR unchanged). `report=` and `dump-file=` are
+/// appended to, not truncated (each function is one call); an `emit-transform=` script
+/// holds the functions of this process so far.
 ///
 /// # Safety
 /// `func` must be a live `func.func` not mutated concurrently; `options` a C string.

@@ -79,6 +79,12 @@ impl Fingerprint {
         crate::ir::canonical::hex(&Sha256::digest(json.as_bytes())[..8])
     }
 
+    /// Whether it tells this machine apart from others: a CPU model or instruction-set
+    /// extensions. Without either (a sandbox hiding /proc/cpuinfo), records are not applied.
+    pub fn is_specific(&self) -> bool {
+        self.cpu != "unknown" || !self.isa.is_empty()
+    }
+
     /// One line for remarks: `AMD EPYC, 2 cores, avx2+fma, L2 512 KiB, L3 32 MiB`.
     pub fn describe(&self) -> String {
         let isa = self.isa.iter().filter(|f| ["avx2", "fma", "avx512f"].contains(&f.as_str())).cloned().collect::<Vec<_>>();
@@ -106,17 +112,23 @@ pub fn fingerprint() -> &'static Fingerprint {
     FP.get_or_init(|| Fingerprint { cpu: cpu_model(), cores: cores(), isa: isa_features(), caches: caches().to_vec() })
 }
 
-/// The `model name` of /proc/cpuinfo (trimmed), or `unknown`.
+/// The `model name` of /proc/cpuinfo (trimmed); on CPUs whose kernel gives none (most of
+/// aarch64), the implementer, part and variant; else `unknown`.
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
-        })
-        .unwrap_or_else(|| "unknown".into())
+    let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else { return "unknown".into() };
+    let field = |key: &str| {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+    };
+    if let Some(name) = field("model name") {
+        return name;
+    }
+    match (field("CPU implementer"), field("CPU part")) {
+        (Some(i), Some(p)) => format!("implementer {i} part {p} variant {}", field("CPU variant").unwrap_or_default()),
+        _ => "unknown".into(),
+    }
 }
 
 fn isa_features() -> Vec<String> {

@@ -211,7 +211,21 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
 /// Searches a schedule for `func` with the evaluator of `options` and applies it when it
 /// wins; one remark says what was done and why.
 fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
+    // Every function the search is asked about gets its report= line, kept or not.
+    let report_kept = |why: String, emit: &mut dyn FnMut(Diagnostic)| {
+        if options.report.is_none() {
+            return;
+        }
+        let mut d = crate::search::Decision::without_search(crate::schedule::Schedule::default(), crate::search::Source::Search);
+        d.kept = Some(why);
+        let hash = crate::ir::canonical::function_hash(func);
+        let report = DecisionReport::new(&program.function, &hash, options.evaluator.name(), &d, false);
+        if let Err(message) = write_report(options, &report) {
+            emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+        }
+    };
     if program.nests.is_empty() {
+        report_kept("no loop nest the pass models".into(), emit);
         return Outcome::Unchanged;
     }
     let remark = |message: String| Diagnostic { op: Some(func), severity: Severity::Remark, message };
@@ -238,6 +252,7 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
                 "affine-autosched: @{}: kept the original: the cost model cannot describe it ({e}); evaluator=execution can search it",
                 program.function
             )));
+            report_kept(format!("the cost model cannot describe it ({e})"), emit);
             return Outcome::Unchanged;
         }
     }
@@ -269,6 +284,7 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
                 severity: Severity::Warning,
                 message: format!("affine-autosched: @{}: left unchanged: the search failed: {e}", program.function),
             });
+            report_kept(format!("the search failed: {e}"), emit);
             return Outcome::Unchanged;
         }
     };
@@ -290,6 +306,13 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
                 program.function, decision.schedule
             ),
         });
+        let mut kept = decision.clone();
+        kept.warnings.push(format!("the chosen schedule {} failed to apply: {e}", decision.schedule));
+        kept.kept = Some(format!("the chosen schedule failed to apply: {e}"));
+        let report = DecisionReport::new(&program.function, &hash, options.evaluator.name(), &kept, false);
+        if let Err(message) = write_report(options, &report) {
+            emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+        }
         return Outcome::Unchanged;
     } else {
         Outcome::Transformed

@@ -52,6 +52,8 @@ pub enum RecordsError {
         #[source]
         source: std::io::Error,
     },
+    #[error("'{path}': not added: {reason}")]
+    BadRecord { path: PathBuf, reason: String },
     #[error("{path}:{line}: not a record: {reason}")]
     BadLine { path: PathBuf, line: usize, reason: String },
 }
@@ -120,6 +122,24 @@ impl Record {
             measured: decision.finalists.iter().map(|(s, m)| Measurement { schedule: s.to_string(), speedup: *m }).collect(),
             measured_at: now(),
         })
+    }
+}
+
+impl Record {
+    /// What a record must be to be stored: a hex hash, finite positive speedups, threads.
+    pub fn validate(&self) -> Result<(), String> {
+        let what = format!("the record of @{} ({})", self.function, self.schedule);
+        if self.function_hash.is_empty() || !self.function_hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("{what}: the function hash '{}' is not hexadecimal", self.function_hash));
+        }
+        let bad = |x: f64| !(x.is_finite() && x > 0.0);
+        if bad(self.speedup) || self.measured.iter().any(|m| bad(m.speedup)) {
+            return Err(format!("{what}: a speedup is not a finite positive number"));
+        }
+        if self.threads == 0 {
+            return Err(format!("{what}: threads is 0"));
+        }
+        Ok(())
     }
 }
 
@@ -202,6 +222,7 @@ fn classify(path: &Path, source: rusqlite::Error) -> RecordsError {
 pub struct Store {
     path: PathBuf,
     conn: Connection,
+    read_only: bool,
 }
 
 const SCHEMA: &str = "
@@ -231,13 +252,69 @@ impl Store {
     /// Opens `path`, creating an empty database when there is no file (or an empty one).
     /// A file that is not a records database, one of another format, or a corrupt one is an
     /// error; nothing is written to it then.
+    /// A database the process may not write (checked into a repository, a read-only
+    /// mount) is opened read-only: lookups work, additions fail (a warning in the pass).
     pub fn open(path: &Path) -> Result<Store, RecordsError> {
         let sql = |source| RecordsError::Sqlite { path: path.to_path_buf(), source };
+        let existing = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+        let writable = std::fs::OpenOptions::new().append(true).open(path).is_ok();
+        if existing && !writable {
+            return Store::open_existing(path);
+        }
         let conn = Connection::open(path).map_err(sql)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-        let mut store = Store { path: path.to_path_buf(), conn };
+        let mut store = Store { path: path.to_path_buf(), conn, read_only: false };
         store.initialize()?;
         Ok(store)
+    }
+
+    /// Opens an existing database read-only (merge sources, `records show`/`export`): a
+    /// missing file is an error, not a new empty database.
+    pub fn open_existing(path: &Path) -> Result<Store, RecordsError> {
+        use rusqlite::OpenFlags;
+        if !path.is_file() {
+            return Err(RecordsError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
+        }
+        let sql = |source| RecordsError::Sqlite { path: path.to_path_buf(), source };
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(sql)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
+        let store = Store { path: path.to_path_buf(), conn, read_only: true };
+        store.check()?;
+        Ok(store)
+    }
+
+    /// Whether additions will fail (opened read-only).
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Checks an existing database's identity, format and integrity without writing.
+    fn check(&self) -> Result<(), RecordsError> {
+        let err = |e| classify(&self.path, e);
+        let app: i32 = self.conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(err)?;
+        let version: i32 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(err)?;
+        let tables: i64 = self.conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(err)?;
+        if app == 0 && version == 0 && tables == 0 {
+            return Err(RecordsError::NotRecords { path: self.path.clone(), reason: "an empty database".into() });
+        }
+        if app != APPLICATION_ID {
+            return Err(RecordsError::NotRecords {
+                path: self.path.clone(),
+                reason: format!("a SQLite database of another application (application_id {app:#x})"),
+            });
+        }
+        if version != FORMAT_VERSION {
+            return Err(RecordsError::Version { path: self.path.clone(), found: version });
+        }
+        let check: String = self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(err)?;
+        if check != "ok" {
+            return Err(RecordsError::Corrupt { path: self.path.clone(), reason: check });
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -281,6 +358,9 @@ impl Store {
     /// Adds records in one transaction; returns how many were new (a record already there,
     /// field for field, is not added twice).
     pub fn insert(&mut self, records: &[Record]) -> Result<usize, RecordsError> {
+        for r in records {
+            r.validate().map_err(|reason| RecordsError::BadRecord { path: self.path.clone(), reason })?;
+        }
         let path = self.path.clone();
         let err = |e| classify(&path, e);
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
@@ -382,10 +462,24 @@ impl Store {
         let ours = machine.id();
         let better = |a: &Record, b: &Record| a.speedup > b.speedup || (a.speedup == b.speedup && a.measured_at > b.measured_at);
         let mut lookup = Lookup::default();
+        // This machine's: each schedule counts with its latest measurement (a retune
+        // measures again what it finds best, and replaces a lucky figure), the best of those
+        // wins. A schedule this build cannot read (a kind of a newer build) is skipped. A
+        // machine that cannot be told apart from others (no CPU model, no ISA) applies none.
+        let mut latest: Vec<Record> = Vec::new();
         for r in rows {
-            if r.machine.id() == ours {
-                if r.threads == machine.cores && lookup.best.as_ref().is_none_or(|b| better(&r, b)) {
-                    lookup.best = Some(r);
+            if r.machine.id() == ours && machine.is_specific() {
+                if r.threads != machine.cores {
+                    continue;
+                }
+                if r.schedule.parse::<Schedule>().is_err() {
+                    log::info!("record of {} skipped: this build cannot read its schedule '{}'", r.function_hash, r.schedule);
+                    continue;
+                }
+                match latest.iter_mut().find(|l| l.schedule == r.schedule) {
+                    Some(l) if r.measured_at > l.measured_at => *l = r,
+                    Some(_) => {}
+                    None => latest.push(r),
                 }
             } else {
                 match lookup.foreign.iter_mut().find(|f| f.machine.id() == r.machine.id()) {
@@ -395,6 +489,7 @@ impl Store {
                 }
             }
         }
+        lookup.best = latest.into_iter().reduce(|a, b| if better(&b, &a) { b } else { a });
         lookup.foreign.sort_by(|a, b| b.speedup.total_cmp(&a.speedup));
         Ok(lookup)
     }
@@ -415,7 +510,7 @@ impl Store {
 
     /// Adds every record of the database at `other`; returns (records read, records new).
     pub fn merge_from(&mut self, other: &Path) -> Result<(usize, usize), RecordsError> {
-        let records = Store::open(other)?.all()?;
+        let records = Store::open_existing(other)?.all()?;
         let added = self.insert(&records)?;
         Ok((records.len(), added))
     }
@@ -503,11 +598,20 @@ pub fn decide(
             Lookup::default()
         }
     };
-    if let Some(mut d) = lookup.decision(crate::search::MIN_MEASURED_GAIN) {
-        d.warnings = warnings;
-        return Ok((d, hash));
-    }
     let mut notes = Vec::new();
+    if let Some(mut d) = lookup.decision(crate::search::MIN_MEASURED_GAIN) {
+        // A record this build no longer accepts (its checks changed) is searched again.
+        match crate::transform::check(func, &d.schedule) {
+            Ok(()) => {
+                d.warnings = warnings;
+                return Ok((d, hash));
+            }
+            Err(e) => notes.push(format!(
+                "the tuning records' schedule for @{}, {}, is refused by this build ({e}): searching instead",
+                program.function, d.schedule
+            )),
+        }
+    }
     let mut cfg = cfg.clone();
     if !lookup.foreign.is_empty() {
         let machines: Vec<String> = lookup.foreign.iter().map(|r| r.machine.describe()).collect();

@@ -43,7 +43,7 @@
 // SCRIPT-NEXT: %func0 = transform.autosched.match_function "gemm" in %root
 // SCRIPT-NEXT: transform.include @autosched_gemm failures(propagate) (%func0)
 
-// ILLEGAL: error: affine-autosched: @seidel_2d: step 1 (interchange(L0.0.0, L0.0)) refused: interchange(L0.0.0, L0.0) would reverse a dependence {{.*}}; the function was left unchanged
+// ILLEGAL: error: affine-autosched: @seidel_2d: step 1 (interchange(L0.0.0, L0.0)) refused: interchange(L0.0.0, L0.0) would reverse a dependence {{.*}}; this op's steps were not applied (earlier ops' stay)
 // UNCHANGED: affine.for %{{.*}} = 0 to 40 {
 // UNCHANGED-NEXT: affine.for %{{.*}} = 1 to 199 {
 // UNCHANGED-NEXT: affine.for %{{.*}} = 1 to 199 {

@@ -92,13 +92,13 @@ fn only_this_machines_records_are_applied_and_the_best_one_wins() {
     let mut store = Store::open(&path).unwrap();
     let here = machine::fingerprint().clone();
     store.insert(&[
-        record("h1", "tile(L0:32)", 1.5, here.clone(), 100),
-        record("h1", "parallelize(L0)", 2.5, here.clone(), 200),
-        record("h1", "unroll(L0:4)", 9.0, other_machine(), 300),
-        record("h2", "unroll(L0:4)", 3.0, other_machine(), 300),
+        record("a1", "tile(L0:32)", 1.5, here.clone(), 100),
+        record("a1", "parallelize(L0)", 2.5, here.clone(), 200),
+        record("a1", "unroll(L0:4)", 9.0, other_machine(), 300),
+        record("a2", "unroll(L0:4)", 3.0, other_machine(), 300),
     ])
     .unwrap();
-    let l = store.lookup("h1", &here).unwrap();
+    let l = store.lookup("a1", &here).unwrap();
     assert_eq!(l.best.as_ref().unwrap().schedule, "parallelize(L0)");
     assert_eq!(l.foreign.len(), 1);
     let d = l.decision(MIN_MEASURED_GAIN).unwrap();
@@ -107,22 +107,66 @@ fn only_this_machines_records_are_applied_and_the_best_one_wins() {
     assert!(matches!(d.source, Source::Records(_)));
 
     // A function known only from another machine: nothing applied, its schedules seed.
-    let l = store.lookup("h2", &here).unwrap();
+    let l = store.lookup("a2", &here).unwrap();
     assert!(l.best.is_none() && l.decision(MIN_MEASURED_GAIN).is_none());
     assert_eq!(l.seeds(3).iter().map(|s| s.to_string()).collect::<Vec<_>>(), ["unroll(L0:4)"]);
 
     // Another schedule language version is not applied either.
-    let mut old = record("h3", "tile(L0:32)", 2.0, here.clone(), 100);
+    let mut old = record("a3", "tile(L0:32)", 2.0, here.clone(), 100);
     old.language_version = LANGUAGE_VERSION + 1;
     store.insert(&[old]).unwrap();
-    assert!(store.lookup("h3", &here).unwrap().best.is_none());
+    assert!(store.lookup("a3", &here).unwrap().best.is_none());
 
     // A record measured with fewer threads than the machine has is not this pass's setting.
     if here.cores > 1 {
-        let mut one = record("h4", "tile(L0:32)", 2.0, here.clone(), 100);
+        let mut one = record("a4", "tile(L0:32)", 2.0, here.clone(), 100);
         one.threads = 1;
         store.insert(&[one]).unwrap();
-        assert!(store.lookup("h4", &here).unwrap().best.is_none());
+        assert!(store.lookup("a4", &here).unwrap().best.is_none());
+    }
+}
+
+#[test]
+fn a_schedule_counts_with_its_latest_measurement_and_unreadable_ones_are_skipped() {
+    let path = scratch("latest.db");
+    let mut store = Store::open(&path).unwrap();
+    let here = machine::fingerprint().clone();
+    store.insert(&[
+        // A lucky first figure, measured again lower: the second measurement counts.
+        record("d1", "tile(L0:32)", 3.0, here.clone(), 100),
+        record("d1", "tile(L0:32)", 1.1, here.clone(), 300),
+        record("d1", "parallelize(L0)", 1.8, here.clone(), 200),
+        // A kind this build does not know (a newer build's record).
+        record("d1", "teleport(L0)", 9.0, here.clone(), 400),
+    ])
+    .unwrap();
+    let l = store.lookup("d1", &here).unwrap();
+    assert_eq!(l.best.as_ref().unwrap().schedule, "parallelize(L0)");
+    // Records are checked before they are stored.
+    let mut nan = record("d2", "tile(L0:32)", f64::NAN, here.clone(), 1);
+    assert!(store.insert(std::slice::from_ref(&nan)).unwrap_err().to_string().contains("finite positive"));
+    nan.speedup = 2.0;
+    nan.function_hash = "not hex".into();
+    assert!(store.insert(&[nan]).unwrap_err().to_string().contains("not hexadecimal"));
+    // Reading a database that is not there is an error, not a new empty one.
+    let missing = scratch("missing.db");
+    assert!(Store::open_existing(&missing).is_err());
+    assert!(!missing.exists());
+}
+
+#[test]
+fn a_read_only_database_is_read() {
+    let path = scratch("read-only.db");
+    let here = machine::fingerprint().clone();
+    Store::open(&path).unwrap().insert(&[record("e1", "tile(L0:32)", 2.0, here.clone(), 1)]).unwrap();
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&path, perms).unwrap();
+    // Root may write anyway; then the database is simply writable.
+    let mut s = Store::open(&path).unwrap();
+    assert_eq!(s.lookup("e1", &here).unwrap().best.unwrap().schedule, "tile(L0:32)");
+    if s.read_only() {
+        assert!(s.insert(&[record("e2", "tile(L0:32)", 2.0, here.clone(), 2)]).is_err());
     }
 }
 
@@ -131,8 +175,8 @@ fn a_record_that_beat_nothing_keeps_the_original() {
     let path = scratch("keep.db");
     let mut store = Store::open(&path).unwrap();
     let here = machine::fingerprint().clone();
-    store.insert(&[record("k", "", 1.0, here.clone(), 1), record("k", "tile(L0:8)", 1.01, here.clone(), 2)]).unwrap();
-    let d = store.lookup("k", &here).unwrap().decision(MIN_MEASURED_GAIN).unwrap();
+    store.insert(&[record("0c", "", 1.0, here.clone(), 1), record("0c", "tile(L0:8)", 1.01, here.clone(), 2)]).unwrap();
+    let d = store.lookup("0c", &here).unwrap().decision(MIN_MEASURED_GAIN).unwrap();
     assert!(d.schedule.is_identity());
     assert!(d.kept.unwrap().contains("tile(L0:8)"));
     assert!(Lookup::default().decision(MIN_MEASURED_GAIN).is_none());
@@ -170,7 +214,7 @@ fn bad_databases_are_refused_by_name() {
     let damaged = scratch("damaged.db");
     {
         let mut s = Store::open(&damaged).unwrap();
-        let many: Vec<Record> = (0..400).map(|i| record(&format!("h{i}"), "tile(L0:32)", 2.0, here.clone(), i)).collect();
+        let many: Vec<Record> = (0..400).map(|i| record(&format!("{i:04x}"), "tile(L0:32)", 2.0, here.clone(), i)).collect();
         s.insert(&many).unwrap();
     }
     let mut bytes = std::fs::read(&damaged).unwrap();
@@ -199,9 +243,9 @@ fn writers_on_threads_share_one_database() {
             scope.spawn(move || {
                 let mut s = Store::open(&path).unwrap();
                 for i in 0..25 {
-                    s.insert(&[record(&format!("t{t}-{i}"), "tile(L0:32)", 2.0, here.clone(), i)]).unwrap();
+                    s.insert(&[record(&format!("{t:02x}{i:04x}"), "tile(L0:32)", 2.0, here.clone(), i)]).unwrap();
                     // Readers alongside the writers.
-                    assert!(s.lookup(&format!("t{t}-{i}"), &here).unwrap().best.is_some());
+                    assert!(s.lookup(&format!("{t:02x}{i:04x}"), &here).unwrap().best.is_some());
                 }
             });
         }
@@ -217,7 +261,7 @@ fn writers_in_processes_share_one_database() {
         .map(|p| {
             let f = scratch(&format!("process-{p}.jsonl"));
             let lines: Vec<String> = (0..25)
-                .map(|i| serde_json::to_string(&record(&format!("p{p}-{i}"), "tile(L0:32)", 2.0, here.clone(), i)).unwrap())
+                .map(|i| serde_json::to_string(&record(&format!("{p:02x}{i:04x}"), "tile(L0:32)", 2.0, here.clone(), i)).unwrap())
                 .collect();
             std::fs::write(&f, lines.join("\n") + "\n").unwrap();
             f
@@ -247,8 +291,8 @@ fn writers_in_processes_share_one_database() {
 fn merging_and_importing_are_idempotent_and_exports_are_stable() {
     let here = machine::fingerprint().clone();
     let (a, b) = (scratch("merge-a.db"), scratch("merge-b.db"));
-    Store::open(&a).unwrap().insert(&[record("m1", "tile(L0:32)", 2.0, here.clone(), 1), record("m2", "", 1.0, here.clone(), 2)]).unwrap();
-    Store::open(&b).unwrap().insert(&[record("m1", "tile(L0:32)", 2.0, here.clone(), 1), record("m3", "unroll(L0:2)", 1.2, other_machine(), 3)]).unwrap();
+    Store::open(&a).unwrap().insert(&[record("b1", "tile(L0:32)", 2.0, here.clone(), 1), record("b2", "", 1.0, here.clone(), 2)]).unwrap();
+    Store::open(&b).unwrap().insert(&[record("b1", "tile(L0:32)", 2.0, here.clone(), 1), record("b3", "unroll(L0:2)", 1.2, other_machine(), 3)]).unwrap();
     let mut sa = Store::open(&a).unwrap();
     assert_eq!(sa.merge_from(&b).unwrap(), (2, 1));
     assert_eq!(sa.merge_from(&b).unwrap(), (2, 0));

@@ -129,7 +129,7 @@ DiagnosedSilenceableFailure transform::AutoschedStepOp::applyToOne(
     autosched_transform_clear_names(wrap(target.getOperation()));
     return emitSilenceableError()
            << "affine-autosched: @" << target.getSymName() << ": " << c.errors
-           << "; the function was left unchanged";
+           << "; this op's steps were not applied (earlier ops' stay)";
   }
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();

@@ -445,7 +445,12 @@ fn records_command(action: RecordsAction) -> ExitCode {
     let db = match &action {
         RecordsAction::Show { db } | RecordsAction::Export { db, .. } | RecordsAction::Import { db, .. } | RecordsAction::Merge { db, .. } => db,
     };
-    let mut store = match Store::open(db) {
+    // Reading never creates a database (a mistyped path is an error).
+    let opened = match &action {
+        RecordsAction::Show { .. } | RecordsAction::Export { .. } => Store::open_existing(db),
+        _ => Store::open(db),
+    };
+    let mut store = match opened {
         Ok(s) => s,
         Err(e) => return fail(&e),
     };
@@ -471,7 +476,7 @@ fn records_command(action: RecordsAction) -> ExitCode {
                 let schedule = if b.schedule.is_empty() { "(original)" } else { &b.schedule };
                 println!(
                     "{:<24} {:<16} {:<18} {:>7.2}x  {:<10} {schedule}",
-                    format!("@{}", b.function), &b.function_hash[..16], machine, b.speedup, b.evaluator
+                    format!("@{}", b.function), b.function_hash.get(..16).unwrap_or(&b.function_hash), machine, b.speedup, b.evaluator
                 );
             }
             ExitCode::SUCCESS
@@ -1155,14 +1160,10 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         for (i, s) in decision.ranked.iter().take(args.show_ranking).enumerate() {
             eprintln!("autosched: @{name}: #{:<3} {:>7.3}  {}", i + 1, s.score, s.schedule);
         }
-        if args.emit_transform.is_some() {
-            script_entries.push(affine_autosched::transform::script::ScriptEntry::new(
-                f,
-                &name,
-                &decision.schedule,
-                decision.evidence(evaluator),
-            ));
-        }
+        // The script's entry is of the function before the schedule, kept once it applied.
+        let entry = args.emit_transform.is_some().then(|| {
+            affine_autosched::transform::script::ScriptEntry::new(f, &name, &decision.schedule, decision.evidence(evaluator))
+        });
         let mut applied = false;
         if !decision.schedule.is_identity() {
             match transform::apply(f, &decision.schedule) {
@@ -1173,6 +1174,7 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
                 }
             }
         }
+        script_entries.extend(entry);
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
         let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
         lines.push(serde_json::to_string(&report).unwrap_or_default());

@@ -23,6 +23,8 @@ pub fn function_hash(func: Op) -> String {
 pub fn canonical_text(func: Op) -> String {
     let copy = func.detached_clone();
     copy.set_symbol_name(CANONICAL_NAME);
+    // Loop names a Transform-dialect script put on the loops are not part of the function.
+    copy.remove_attr_everywhere("autosched.loop");
     let text = copy.to_generic_text();
     // SAFETY: the clone has no parent and no other view of it survives this function.
     unsafe { copy.destroy() };

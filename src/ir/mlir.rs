@@ -172,6 +172,18 @@ impl Op {
         out
     }
 
+    /// Removes the discardable attribute `name` from the operation and everything in it.
+    pub fn remove_attr_everywhere(self, name: &str) {
+        unsafe {
+            mlirOperationRemoveDiscardableAttributeByName(self.0, str_ref(name));
+        }
+        for b in self.blocks() {
+            for op in b.ops() {
+                op.remove_attr_everywhere(name);
+            }
+        }
+    }
+
     /// A copy of the operation with no parent (the caller destroys it).
     pub fn detached_clone(self) -> Op {
         Op(unsafe { mlirOperationClone(self.0) })

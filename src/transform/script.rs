@@ -43,7 +43,7 @@ impl ScriptEntry {
 /// `name` as an MLIR symbol reference: bare where MLIR allows, quoted otherwise.
 fn symbol(name: &str) -> String {
     let bare = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "_$.-".contains(c));
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c));
     if bare {
         format!("@{name}")
     } else {
@@ -125,6 +125,7 @@ mod tests {
     fn names_are_quoted_where_mlir_needs_it() {
         assert_eq!(symbol("gemm_1"), "@gemm_1");
         assert_eq!(symbol("my kernel"), "@\"my kernel\"");
+        assert_eq!(symbol("a-b"), "@\"a-b\"");
         assert_eq!(string("a\"b"), "\"a\\\"b\"");
     }
 
