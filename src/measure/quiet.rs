@@ -3,6 +3,35 @@
 //! the CPUs are, with its own measurement idle, and waits until other processes are done.
 //! A process that starts while a batch runs is caught afterwards: [`CpuCounters`] taken
 //! around the batch tell how much of the CPUs others used meanwhile (ours subtracted).
+//! The pass's measuring evaluators take [`turn`]s instead: one measurement at a time on
+//! the machine, across threads and processes.
+
+/// This machine's turn to measure, held by one measurement at a time across the threads
+/// of a process and across processes (an advisory lock on a file in the temporary
+/// directory): the pass's measuring evaluators in several mlir-opt processes of one build,
+/// or several `autosched tune` processes, take turns instead of disturbing each other.
+pub struct Turn {
+    _thread: std::sync::MutexGuard<'static, ()>,
+    _file: Option<std::fs::File>,
+}
+
+/// Waits for this machine's turn to measure.
+pub fn turn() -> Turn {
+    static THREADS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let thread = THREADS.lock().unwrap_or_else(|p| p.into_inner());
+    let path = std::env::temp_dir().join("affine-autosched-measure.lock");
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(&path).ok();
+    if let Some(f) = &file {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns; released when the file closes.
+        // Without the lock (an unusual file system) measurements only take turns within
+        // the process, as before.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            log::debug!("no measurement lock on {}: {}", path.display(), std::io::Error::last_os_error());
+        }
+    }
+    Turn { _thread: thread, _file: file }
+}
 
 use std::time::{Duration, Instant};
 

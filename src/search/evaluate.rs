@@ -129,8 +129,6 @@ fn symbol_user(op: Op) -> Option<String> {
     None
 }
 
-static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// Candidates compiled into one library (the compilers' start-up is paid once per batch).
 const EXECUTION_BATCH: usize = 16;
 
@@ -195,7 +193,7 @@ impl ExecutionEvaluator {
         log::trace!("measuring module:\n{text}");
         // Measurements own the machine: functions searched on parallel threads take turns.
         let m = {
-            let _turn = MACHINE.lock().unwrap_or_else(|p| p.into_inner());
+            let _turn = measure::quiet::turn();
             measure::measure_entries(&[measure::Library::Mlir(&text)], &entries, &self.sig, &self.cfg)?
         };
         self.measured += present.len();
