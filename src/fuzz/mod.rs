@@ -254,6 +254,17 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
         }
     }
 
+    // A Transform-dialect script of each schedule (steps applied one by one in place, as
+    // transform.autosched.step does) must make what the pass makes.
+    for (mode, s) in &variants {
+        match (crate::transform::applied_text(func, s), crate::transform::replayed_text(func, s)) {
+            (Ok(a), Ok(r)) if a == r => {}
+            (Ok(_), Ok(_)) => rec.failures.push(format!("{mode}: transform-dialect replay differs from the pass ({s})")),
+            (Ok(_), Err(e)) => rec.failures.push(format!("{mode}: transform-dialect replay refused what the pass applied ({s}): {e}")),
+            (Err(_), _) => {}
+        }
+    }
+
     if !variants.is_empty() {
         rec.variants = execute(func, p, &variants);
         for v in &rec.variants {

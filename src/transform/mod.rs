@@ -266,6 +266,34 @@ pub fn upstream_ops(func: Op, schedule: &Schedule) -> Result<Vec<Option<crate::s
     Ok(out)
 }
 
+/// The function `apply` would make of `func` with `schedule`, printed (`func` unchanged).
+pub fn applied_text(func: Op, schedule: &Schedule) -> Result<String, TransformError> {
+    let clone = transact(func, schedule, Mode::Detach)?.expect("detach mode returns the clone");
+    let text = clone.to_text();
+    // SAFETY: the detached clone is owned here.
+    unsafe { autosched_tx_destroy(clone.0) };
+    Ok(text)
+}
+
+/// The function a Transform-dialect script of `schedule` makes of `func`, printed (`func`
+/// unchanged): its loops named, each step applied in place ([`apply_in_place`], what
+/// `transform.autosched.step` runs), the names removed. The fuzzer checks it equals
+/// [`applied_text`].
+pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformError> {
+    // SAFETY: func is a live func.func; the clone is detached and destroyed here.
+    let clone = Op(unsafe { autosched_tx_clone(func.0) });
+    let result = (|| {
+        name_loops(clone)?;
+        for step in &schedule.steps {
+            apply_in_place(clone, std::slice::from_ref(step))?;
+        }
+        clear_names(clone);
+        Ok(clone.to_text())
+    })();
+    unsafe { autosched_tx_destroy(clone.0) };
+    result
+}
+
 /// Removes the loop names `name_loops` put on `func`.
 pub fn clear_names(func: Op) {
     // SAFETY: func is a live operation.
