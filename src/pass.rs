@@ -102,7 +102,9 @@ fn write_report(options: &PassOptions, report: &DecisionReport) -> Result<(), St
 fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     let _guard = FILE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut f = OpenOptions::new().create(true).append(true).open(path)?;
-    writeln!(f, "{line}")
+    // One write of the whole line: appends from other processes (a parallel build writing
+    // to the same report) do not land inside it.
+    f.write_all(format!("{line}\n").as_bytes())
 }
 
 /// What happened to a function.
