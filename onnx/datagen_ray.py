@@ -52,6 +52,34 @@ def run_shard(autosched: str, seed: int, programs: int, schedules: int, shard: i
     }
 
 
+def gather(futures, failure, save) -> int:
+    """Waits for shard tasks as they finish, with a progress bar: `failure(result)` says why
+    one failed (None: it did not), `save(result)` keeps one that did not. Returns 1 if any
+    failed, else 0. Shared by the tuning driver (onnx/tune_ray.py)."""
+    status = 0
+    with tqdm(total=len(futures), desc="shards", unit="shard") as bar:
+        pending = futures
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            result = ray.get(ready[0])
+            why = failure(result)
+            if why is not None:
+                print(f"shard {result['shard']} failed: {why}", file=sys.stderr)
+                status = 1
+            else:
+                save(result)
+            bar.set_postfix_str(" ".join(result["summary"])[-80:])
+            bar.update(1)
+    return status
+
+
+def write_atomically(path: pathlib.Path, text: str):
+    """A shard file present means the shard is complete."""
+    tmp = path.with_suffix(".partial")
+    tmp.write_text(text)
+    tmp.rename(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--address", help="Ray cluster address ('auto' to join one); default: a local instance")
@@ -80,25 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     todo = [i for i in range(args.shards) if not shard_file(i).exists()]
     futures = [run_shard.remote(args.autosched, args.seed, args.programs, args.schedules_per_program,
                                 i, args.shards, args.reps, args.threads, args.sizes) for i in todo]
-    status = 0
-    with tqdm(total=len(futures), desc="shards", unit="shard") as bar:
-        pending = futures
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            result = ray.get(ready[0])
-            i = result["shard"]
-            if result["returncode"] not in (0, 1):
-                print(f"shard {i} failed: {result['summary']}", file=sys.stderr)
-                status = 1
-            else:
-                # Write atomically: a shard file present means the shard is complete.
-                tmp = shard_file(i).with_suffix(".partial")
-                tmp.write_text(result["data"])
-                tmp.rename(shard_file(i))
-                if result["failed"]:
-                    (args.out / f"shard-{i}-of-{args.shards}.failed.jsonl").write_text(result["failed"])
-            bar.set_postfix_str(" ".join(result["summary"])[-80:])
-            bar.update(1)
+    def save(result):
+        i = result["shard"]
+        write_atomically(shard_file(i), result["data"])
+        if result["failed"]:
+            (args.out / f"shard-{i}-of-{args.shards}.failed.jsonl").write_text(result["failed"])
+
+    status = gather(futures, lambda r: None if r["returncode"] in (0, 1) else r["summary"], save)
     ray.shutdown()
     merged = args.out / "merged.jsonl.gz"
     subprocess.run([args.autosched, "merge", str(args.out), "--out", str(merged)], check=True)

@@ -30,7 +30,9 @@ import sys
 import tempfile
 
 import ray
-from tqdm import tqdm
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from datagen_ray import gather, write_atomically  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DEFAULT_AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
@@ -103,23 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     todo = [i for i in range(args.shards) if not shard_file(i).exists()]
     task = run_shard.options(num_cpus=args.cpus_per_task)
     futures = [task.remote(args.autosched, texts, i, args.shards, args.evaluator, args.budget, key) for i in todo]
-    status = 0
-    with tqdm(total=len(futures), desc="shards", unit="shard") as bar:
-        pending = futures
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            result = ray.get(ready[0])
-            i = result["shard"]
-            if result["returncode"] not in (0, 1) or result["export_error"]:
-                print(f"shard {i} failed: {result['summary']} {result['export_error']}", file=sys.stderr)
-                status = 1
-            else:
-                # Written atomically: a shard file present means the shard is complete.
-                tmp = shard_file(i).with_suffix(".partial")
-                tmp.write_text(result["records"])
-                tmp.rename(shard_file(i))
-            bar.set_postfix_str(" ".join(result["summary"])[-80:])
-            bar.update(1)
+    def failure(r):
+        ok = r["returncode"] in (0, 1) and not r["export_error"]
+        return None if ok else f"{r['summary']} {r['export_error']}"
+
+    status = gather(futures, failure, lambda r: write_atomically(shard_file(r["shard"]), r["records"]))
     ray.shutdown()
     shards = sorted(gathered.glob(f"shard-*-of-{args.shards}.jsonl"))
     if shards:

@@ -290,6 +290,10 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
             return Outcome::Unchanged;
         }
     };
+    // The report's hash is of the function as it was: taken before the schedule changes it.
+    let hash = hash
+        .or_else(|| options.report.is_some().then(|| crate::ir::canonical::function_hash(func)))
+        .unwrap_or_default();
     for w in &decision.warnings {
         emit(Diagnostic { op: Some(func), severity: Severity::Warning, message: format!("affine-autosched: {w}") });
     }

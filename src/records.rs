@@ -94,19 +94,24 @@ pub struct Record {
 }
 
 impl Record {
-    /// The record of a measuring decision, or None when nothing was measured (model mode, a
-    /// decision that came from the records).
+    /// The record of a measuring decision taken with `cfg` (and `model`, which proposed
+    /// the schedules unless the evaluator is execution), or None when nothing was measured
+    /// (model mode, a decision that came from the records).
     pub fn of_decision(
         function_hash: &str,
         function: &str,
         decision: &Decision,
-        evaluator: &str,
-        model_version: Option<String>,
-        threads: usize,
+        cfg: &crate::search::OptimizeConfig,
+        model: Option<&crate::cost_model::CostModel>,
     ) -> Option<Record> {
         if decision.source != Source::Search || decision.finalists.is_empty() {
             return None;
         }
+        let evaluator = cfg.evaluator.name();
+        let model_version = (cfg.evaluator != crate::options::Evaluator::Execution)
+            .then(|| model.map(|m| m.file_hash().to_string()))
+            .flatten();
+        let threads = cfg.final_measure.threads;
         let speedup = if decision.schedule.is_identity() { 1.0 } else { decision.measured? };
         Some(Record {
             function_hash: function_hash.into(),
@@ -218,6 +223,28 @@ fn classify(path: &Path, source: rusqlite::Error) -> RecordsError {
     }
 }
 
+/// The database's application id, format version and number of schema objects.
+fn identity(conn: &Connection) -> rusqlite::Result<(i32, i32, i64)> {
+    let app = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let tables = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+    Ok((app, version, tables))
+}
+
+/// A records database of this format: its application id and version say so.
+fn expect_ours(path: &Path, app: i32, version: i32) -> Result<(), RecordsError> {
+    if app != APPLICATION_ID {
+        return Err(RecordsError::NotRecords {
+            path: path.to_path_buf(),
+            reason: format!("a SQLite database of another application (application_id {app:#x})"),
+        });
+    }
+    if version != FORMAT_VERSION {
+        return Err(RecordsError::Version { path: path.to_path_buf(), found: version });
+    }
+    Ok(())
+}
+
 /// An open records database.
 pub struct Store {
     path: PathBuf,
@@ -294,23 +321,16 @@ impl Store {
 
     /// Checks an existing database's identity, format and integrity without writing.
     fn check(&self) -> Result<(), RecordsError> {
-        let err = |e| classify(&self.path, e);
-        let app: i32 = self.conn.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(err)?;
-        let version: i32 = self.conn.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(err)?;
-        let tables: i64 = self.conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(err)?;
+        let (app, version, tables) = identity(&self.conn).map_err(|e| self.err(e))?;
         if app == 0 && version == 0 && tables == 0 {
             return Err(RecordsError::NotRecords { path: self.path.clone(), reason: "an empty database".into() });
         }
-        if app != APPLICATION_ID {
-            return Err(RecordsError::NotRecords {
-                path: self.path.clone(),
-                reason: format!("a SQLite database of another application (application_id {app:#x})"),
-            });
-        }
-        if version != FORMAT_VERSION {
-            return Err(RecordsError::Version { path: self.path.clone(), found: version });
-        }
-        let check: String = self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(err)?;
+        expect_ours(&self.path, app, version)?;
+        self.quick_check()
+    }
+
+    fn quick_check(&self) -> Result<(), RecordsError> {
+        let check: String = self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(|e| self.err(e))?;
         if check != "ok" {
             return Err(RecordsError::Corrupt { path: self.path.clone(), reason: check });
         }
@@ -330,29 +350,17 @@ impl Store {
         let err = |e| classify(&path, e);
         // One immediate transaction: two processes creating the same new database take
         // turns, and the second finds the first's tables.
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| err(e))?;
-        let app: i32 = tx.pragma_query_value(None, "application_id", |r| r.get(0)).map_err(|e| err(e))?;
-        let version: i32 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(|e| err(e))?;
-        let tables: i64 =
-            tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(|e| err(e))?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        let (app, version, tables) = identity(&tx).map_err(err)?;
         if app == 0 && version == 0 && tables == 0 {
-            tx.execute_batch(SCHEMA).map_err(|e| err(e))?;
-            tx.pragma_update(None, "application_id", APPLICATION_ID).map_err(|e| err(e))?;
-            tx.pragma_update(None, "user_version", FORMAT_VERSION).map_err(|e| err(e))?;
-        } else if app != APPLICATION_ID {
-            return Err(RecordsError::NotRecords {
-                path: path.clone(),
-                reason: format!("a SQLite database of another application (application_id {app:#x})"),
-            });
-        } else if version != FORMAT_VERSION {
-            return Err(RecordsError::Version { path: path.clone(), found: version });
+            tx.execute_batch(SCHEMA).map_err(err)?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID).map_err(err)?;
+            tx.pragma_update(None, "user_version", FORMAT_VERSION).map_err(err)?;
+        } else {
+            expect_ours(&path, app, version)?;
         }
         tx.commit().map_err(err)?;
-        let check: String = self.conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(|e| self.err(e))?;
-        if check != "ok" {
-            return Err(RecordsError::Corrupt { path: self.path.clone(), reason: check });
-        }
-        Ok(())
+        self.quick_check()
     }
 
     /// Adds records in one transaction; returns how many were new (a record already there,
@@ -575,19 +583,20 @@ pub const FOREIGN_SEEDS: usize = 3;
 /// is applied without a search; otherwise the search runs (a measuring one also measures
 /// the best schedules other machines recorded), and what a measuring search measured is
 /// recorded. Trouble with the database after it opened (a lock held too long, a full disk)
-/// is a warning: the search's decision stands. Returns the decision and the function's hash.
+/// is a warning: the search's decision stands. Returns the decision and, with a store, the
+/// function's hash (without one, nothing needs it here).
 pub fn decide(
     func: crate::ir::mlir::Op,
     program: &crate::ir::Program,
     model: Option<&crate::cost_model::CostModel>,
     cfg: &crate::search::OptimizeConfig,
     store: Option<&std::sync::Mutex<Store>>,
-) -> Result<(Decision, String), crate::search::SearchError> {
+) -> Result<(Decision, Option<String>), crate::search::SearchError> {
     use crate::options::Evaluator;
-    let hash = crate::ir::canonical::function_hash(func);
     let Some(store) = store else {
-        return crate::search::optimize(func, program, model, cfg).map(|d| (d, hash));
+        return crate::search::optimize(func, program, model, cfg).map(|d| (d, None));
     };
+    let hash = crate::ir::canonical::function_hash(func);
     let machine = crate::machine::fingerprint();
     let lock = || store.lock().unwrap_or_else(|p| p.into_inner());
     let mut warnings = Vec::new();
@@ -604,7 +613,7 @@ pub fn decide(
         match crate::transform::check(func, &d.schedule) {
             Ok(()) => {
                 d.warnings = warnings;
-                return Ok((d, hash));
+                return Ok((d, Some(hash)));
             }
             Err(e) => notes.push(format!(
                 "the tuning records' schedule for @{}, {}, is refused by this build ({e}): searching instead",
@@ -634,11 +643,10 @@ pub fn decide(
     let mut d = crate::search::optimize(func, program, model, &cfg)?;
     d.notes.extend(notes);
     d.warnings.splice(0..0, warnings);
-    let model_version = (cfg.evaluator != Evaluator::Execution).then(|| model.map(|m| m.file_hash().to_string())).flatten();
-    if let Some(r) = Record::of_decision(&hash, &program.function, &d, cfg.evaluator.name(), model_version, cfg.final_measure.threads) {
+    if let Some(r) = Record::of_decision(&hash, &program.function, &d, &cfg, model) {
         if let Err(e) = lock().insert(&[r]) {
             d.warnings.push(format!("what was measured could not be added to the tuning records: {e}"));
         }
     }
-    Ok((d, hash))
+    Ok((d, Some(hash)))
 }

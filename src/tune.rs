@@ -269,15 +269,7 @@ fn tune_one(
         Ok(d) => d,
         Err(e) => return row(file, name, Status::Failed(format!("the search failed: {e}"))),
     };
-    let model_version = (cfg.optimize.evaluator == Evaluator::Hybrid).then(|| model.map(|m| m.file_hash().to_string())).flatten();
-    let record = records::Record::of_decision(
-        &hash,
-        name,
-        &decision,
-        cfg.optimize.evaluator.name(),
-        model_version,
-        cfg.optimize.final_measure.threads,
-    );
+    let record = records::Record::of_decision(&hash, name, &decision, &cfg.optimize, model);
     let Some(record) = record else {
         let why = decision.kept.clone().unwrap_or_else(|| "nothing was measured".into());
         return row(file, name, Status::Nothing(why));

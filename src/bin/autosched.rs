@@ -1151,6 +1151,8 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
                 continue;
             }
         };
+        // The report's hash is of the function before the schedule changes it.
+        let hash = hash.or_else(|| args.report.is_some().then(|| affine_autosched::ir::canonical::function_hash(f)));
         for w in &decision.warnings {
             eprintln!("autosched: warning: {w}");
         }
@@ -1176,8 +1178,10 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         }
         script_entries.extend(entry);
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
-        let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
-        lines.push(serde_json::to_string(&report).unwrap_or_default());
+        if let Some(hash) = hash.filter(|_| args.report.is_some()) {
+            let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
+            lines.push(serde_json::to_string(&report).unwrap_or_default());
+        }
     }
     if let Some(path) = &args.emit_transform {
         script_entries.sort_by(|a, b| a.function.cmp(&b.function));
