@@ -66,10 +66,15 @@ def digest(path):
 
 
 class Trainer:
-    """Trainings by name, reused when their arguments and data are unchanged."""
+    """Trainings by name, reused when their arguments and data are unchanged.
 
-    def __init__(self, work, feats, stamp, epochs):
+    A training's key and figures are also kept in `archive` (committed, onnx/runs/): the
+    report takes hours on 2 cores, longer than a session, and build/ does not survive one,
+    so each finished training is kept where the next session finds it."""
+
+    def __init__(self, work, feats, stamp, epochs, archive=None):
         self.work, self.feats, self.stamp, self.epochs = work, feats, stamp, epochs
+        self.archive = pathlib.Path(archive) if archive else None
 
     def __call__(self, name, *extra):
         """The training `name` with train.py flags `extra`; an earlier training with the same
@@ -77,7 +82,10 @@ class Trainer:
         flags = [str(e) for e in extra]
         key = {"flags": flags, "epochs": self.epochs, "data": self.stamp}
         out = self.work / name
-        for k in sorted(self.work.glob("*/key.json")):
+        dirs = sorted(self.work.glob("*/key.json"))
+        if self.archive:
+            dirs += sorted(self.archive.glob("*/key.json"))
+        for k in dirs:
             if json.loads(k.read_text()) == key and (k.parent / "metrics.json").exists():
                 out = k.parent
                 print(f"reusing {out} for {name}", flush=True)
@@ -87,9 +95,38 @@ class Trainer:
             run([PY, ROOT / "onnx/train.py", "--data", self.feats, "--out", out, "--epochs", self.epochs,
                  "--quiet", *flags])
             (out / "key.json").write_text(json.dumps(key))
+            if self.archive:
+                kept = self.archive / name
+                kept.mkdir(parents=True, exist_ok=True)
+                for f in ("key.json", "metrics.json", "history.json"):
+                    if (out / f).exists():
+                        shutil.copy(out / f, kept / f)
         m = json.loads((out / "metrics.json").read_text())
         m["name"], m["dir"], m["flags"] = name, str(out), flags
         return m
+
+    def checkpoint(self, m):
+        """The weights of training `m`: its own model.pt, or the shipped file its archive entry
+        names when the digest still matches (the archive keeps figures, not weights)."""
+        d = pathlib.Path(m["dir"])
+        if (d / "model.pt").exists():
+            return d / "model.pt"
+        ref = d / "checkpoint.json"
+        if ref.exists():
+            r = json.loads(ref.read_text())
+            path = ROOT / r["path"]
+            if path.exists() and digest(path) == r["digest"]:
+                return path
+        return None
+
+    def keep_checkpoint(self, m, shipped):
+        """Record in the archive that `shipped` holds training `m`'s weights."""
+        if not self.archive:
+            return
+        kept = self.archive / m["name"]
+        if kept.exists():
+            (kept / "checkpoint.json").write_text(json.dumps(
+                {"path": str(pathlib.Path(shipped).resolve().relative_to(ROOT)), "digest": digest(shipped)}))
 
 
 def score(m):
@@ -206,6 +243,10 @@ def main(argv=None):
     p.add_argument("--toy-dataset", default=str(ROOT / "onnx/data/dataset.jsonl.gz"),
                    help="the toy-size dataset, tried as extra training programs ('' to skip the question)")
     p.add_argument("--work", default=str(ROOT / "build/report-real"))
+    p.add_argument("--archive", default=str(ROOT / "onnx/runs"),
+                   help="where each finished training's key and figures are kept for later sessions ('' for none)")
+    p.add_argument("--question-fraction", type=float, default=0.25,
+                   help="fraction of the training programs the questions of step 2 are asked at")
     p.add_argument("--epochs", type=int, default=40)
     p.add_argument("--rank-weight", type=float, default=1.0, help="the ranking term's weight when it is tried")
     p.add_argument("--vectors", type=int, default=20000, help="programs of unlabeled vectors for pre-training (0: skip)")
@@ -233,7 +274,7 @@ def main(argv=None):
     ids = work / "test-programs.txt"
     ids.write_text("\n".join(data.programs[i] for i in test_p))
     test_idx = np.concatenate(data_mod.batches(data, test_p))
-    trainer = Trainer(work, feats, stamp, args.epochs)
+    trainer = Trainer(work, feats, stamp, args.epochs, args.archive)
 
     # 1. The model shipped before, on the same held-out points (once per dataset, before the
     # export replaces it; skipped if its layout differs or it was trained on this very data).
@@ -256,13 +297,16 @@ def main(argv=None):
                       "members": info.get("members", 1)}
             cache.write_text(json.dumps(before))
 
-    # 2. The training, chosen one question at a time by the validation figures.
+    # 2. The training, chosen one question at a time by the validation figures, each question
+    # asked at --question-fraction of the training programs (the answers cost hours on 2 cores;
+    # the learning curve below shows how the chosen training grows to all of them).
+    qf = ["--train-fraction", args.question_fraction] if args.question_fraction < 1.0 else []
     questions = []
-    regression = trainer("regression")
-    ranking = trainer("ranking", "--rank-weight", args.rank_weight)
-    chosen = max([regression, ranking], key=score)
-    questions.append(("pairwise ranking term (weight %g)" % args.rank_weight, regression, ranking, chosen is ranking))
-    base_flags = list(chosen["flags"])
+    regression = trainer("regression", *qf)
+    ranking = trainer("ranking", "--rank-weight", args.rank_weight, *qf)
+    flags = ["--rank-weight", str(args.rank_weight)] if score(ranking) > score(regression) else []
+    chosen = ranking if flags else regression
+    questions.append(("pairwise ranking term (weight %g)" % args.rank_weight, regression, ranking, bool(flags)))
     encoder = None
     if args.vectors > 0:
         vectors = work / "vectors"
@@ -271,11 +315,11 @@ def main(argv=None):
         encoder = work / "pretrain" / "encoder.pt"
         if not encoder.exists():
             run([PY, ROOT / "onnx/pretrain.py", "--vectors", vectors, "--out", encoder.parent, "--quiet"])
-        pre = trainer("pretrained" if not base_flags else "ranking-pretrained", *base_flags, "--pretrained", encoder)
+        pre = trainer("pretrained" if not flags else "ranking-pretrained", *flags, "--pretrained", encoder, *qf)
         better = score(pre) > score(chosen)
         questions.append(("encoder pre-trained on %d programs' unlabeled vectors" % args.vectors, chosen, pre, better))
         if better:
-            chosen = pre
+            chosen, flags = pre, flags + ["--pretrained", str(encoder)]
     if args.toy_dataset:
         toy_feats = work / "features-toy"
         toy_stamp = digest(args.toy_dataset)
@@ -283,14 +327,55 @@ def main(argv=None):
             shutil.rmtree(toy_feats, ignore_errors=True)
             run([AUTOSCHED, "featurize", args.toy_dataset, "--out", toy_feats])
             (toy_feats / "stamp").write_text(toy_stamp)
-        with_toy = trainer(chosen["name"] + "-toy", *chosen["flags"], "--extra-data", toy_feats)
+        with_toy = trainer(chosen["name"] + "-toy", *flags, "--extra-data", toy_feats, *qf)
         better = score(with_toy) > score(chosen)
         questions.append(("the toy-size dataset's programs added to training", chosen, with_toy, better))
         if better:
-            chosen = with_toy
-    flags = chosen["flags"]
+            chosen, flags = with_toy, flags + ["--extra-data", str(toy_feats)]
+    name = chosen["name"]
 
-    # 3. Learning curve on the real-size data alone, with and without pre-training (the rest
+    # 3. The shipped model: the chosen training on all training programs, with several heads,
+    # or with other seeds. Exported before the learning curves so that a report cut off there
+    # has already shipped its model.
+    if args.uncertainty == "laplace":
+        members = [trainer(f"{name}-laplace", *flags, "--laplace", args.coverage)]
+    elif args.uncertainty == "heads" and args.members > 1:
+        members = [trainer(f"{name}-heads{args.members}", *flags, "--heads", args.members)]
+    else:
+        members = [trainer(f"{name}-all", *flags)] + [trainer(f"{name}-seed{s}", *flags, "--seed", s)
+                                                      for s in range(1, args.members)]
+    checkpoints = [trainer.checkpoint(m) for m in members]
+    for m, c in zip(members, checkpoints):
+        if c is None:
+            sys.exit(f"{m['dir']}: its figures are archived but not its weights; remove it from {args.archive} "
+                     "to train it again")
+    member_pred, idx = member_predictions(checkpoints, data, test_p)
+    ens_pred = np.full(len(data), np.nan)
+    ens_pred[idx] = np.exp(np.log(member_pred).mean(axis=1))
+    ensemble = train_mod.breakdown(ens_pred, data, idx)
+    exact = ~data.censored[idx]
+    lo, hi = member_pred.min(axis=1), member_pred.max(axis=1)
+    inside = (data.speedup[idx] >= lo) & (data.speedup[idx] <= hi)
+    coverage = float(np.mean(inside[exact]))
+    width = float(np.median(hi / lo))
+    rules = decisions(member_pred, data, idx, interval=args.uncertainty == "laplace")
+    if not all(c.resolve() == shipped.with_suffix(".pt").resolve() for c in checkpoints):
+        run([PY, ROOT / "onnx/export.py", "--checkpoint", *checkpoints, "--data", feats, "--dataset", dataset,
+             "--out", shipped])
+        shutil.copy(feats / "layout.json", ROOT / "onnx/layout.json")
+        # The PyTorch weights beside the graph: what `autosched adapt` fine-tunes for another
+        # machine (one network, possibly with several heads).
+        if len(checkpoints) == 1:
+            shutil.copy(checkpoints[0], shipped.with_suffix(".pt"))
+            trainer.keep_checkpoint(members[0], shipped.with_suffix(".pt"))
+        info = json.loads(info_path.read_text())
+        info["training"]["data_stamp"] = stamp
+        info["ensemble_test"] = ensemble
+        info_path.write_text(json.dumps(info, indent=1))
+    info = json.loads(info_path.read_text())
+    cfg = members[0]["config"]
+
+    # 4. Learning curve on the real-size data alone, with and without pre-training (the rest
     # of the chosen training).
     without_pre = []
     skip = False
@@ -317,36 +402,6 @@ def main(argv=None):
         curves[label] = pts
     learning_curve_plot(curves, pathlib.Path(args.report).parent / "learning-curve.png")
 
-    # 4. The ensemble: the chosen training with other seeds, or with several heads.
-    if args.uncertainty == "laplace":
-        members = [trainer(f"{chosen['name']}-laplace", *flags, "--laplace", args.coverage)]
-    elif args.uncertainty == "heads" and args.members > 1:
-        members = [trainer(f"{chosen['name']}-heads{args.members}", *flags, "--heads", args.members)]
-    else:
-        members = [chosen] + [trainer(f"{chosen['name']}-seed{s}", *flags, "--seed", s) for s in range(1, args.members)]
-    checkpoints = [pathlib.Path(m["dir"]) / "model.pt" for m in members]
-    member_pred, idx = member_predictions(checkpoints, data, test_p)
-    ens_pred = np.full(len(data), np.nan)
-    ens_pred[idx] = np.exp(np.log(member_pred).mean(axis=1))
-    ensemble = train_mod.breakdown(ens_pred, data, idx)
-    exact = ~data.censored[idx]
-    lo, hi = member_pred.min(axis=1), member_pred.max(axis=1)
-    inside = (data.speedup[idx] >= lo) & (data.speedup[idx] <= hi)
-    coverage = float(np.mean(inside[exact]))
-    width = float(np.median(hi / lo))
-    rules = decisions(member_pred, data, idx, interval=args.uncertainty == "laplace")
-    run([PY, ROOT / "onnx/export.py", "--checkpoint", *checkpoints, "--data", feats, "--dataset", dataset,
-         "--out", shipped])
-    shutil.copy(feats / "layout.json", ROOT / "onnx/layout.json")
-    # The PyTorch weights beside the graph: what `autosched adapt` fine-tunes for another
-    # machine (one network, possibly with several heads).
-    if len(checkpoints) == 1:
-        shutil.copy(checkpoints[0], shipped.with_suffix(".pt"))
-    info = json.loads(info_path.read_text())
-    info["training"]["data_stamp"] = stamp
-    info["ensemble_test"] = ensemble
-    info_path.write_text(json.dumps(info, indent=1))
-
     # 5. The Rust side on every held-out point.
     rust = rust_scores(dataset, shipped, ids, work / "rust-scores.tsv", time_batch=32)
     worst = max(abs(rust[(data.programs[data.program[i]], data.meta["schedules"][i])] - ens_pred[i]) / ens_pred[i]
@@ -354,7 +409,6 @@ def main(argv=None):
     timing = json.loads((work / "rust-scores.tsv.timing.json").read_text())
 
     ones = metrics.summary(np.ones(len(idx)), data.speedup[idx], data.program[idx], censored=data.censored[idx])
-    cfg = chosen["config"]
     lines = [
         "# The shipped cost model: held-out accuracy",
         "",
@@ -385,7 +439,9 @@ def main(argv=None):
         "## Choosing the training (validation programs)",
         "",
         "Each question compares two trainings that differ only in what it asks about; the better by "
-        "validation Spearman + nDCG@5 goes on. The test programs play no part.",
+        "validation Spearman + nDCG@5 goes on. The test programs play no part. "
+        + (f"Each question is asked at {args.question_fraction:.0%} of the training programs (hours fewer on "
+           "2 cores); the answer is then trained on all of them." if args.question_fraction < 1.0 else ""),
         "",
         "| question | without: Spearman / nDCG@5 | with: Spearman / nDCG@5 | kept |",
         "|---|---|---|---|",
@@ -397,7 +453,8 @@ def main(argv=None):
     lines += ["", "## Held-out test programs (the shipped ensemble)", "", *HEADER, row("all", ensemble["all"])]
     if "not_noisy" in ensemble:
         lines.append(row("timings not noisy", ensemble["not_noisy"]))
-    lines.append(row("one network (seed 0)", chosen["test"]["all"]))
+    single = curves["with pre-training" if "--pretrained" in flags else "without pre-training"][-1][2]
+    lines.append(row("one network, one head, all training programs", single))
     if before:
         kind = "real-size" if before["real_size"] else "toy-size"
         lines.append(row(f"model shipped before ({kind} data, {before['trained_on']} training points)",
