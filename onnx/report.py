@@ -57,6 +57,23 @@ def run(cmd):
     subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT)
 
 
+def rel(x):
+    """A flag as the key and train.py see it: a path under the repository relative to it
+    (keys stay valid in another checkout), anything else as text."""
+    p = pathlib.Path(str(x))
+    if p.is_absolute() and p.exists() and p.resolve().is_relative_to(ROOT):
+        return str(p.resolve().relative_to(ROOT))
+    return str(x)
+
+
+def content_stamp(path):
+    """A file's digest, or a featurized directory's stamp (the digest of its source)."""
+    path = pathlib.Path(path)
+    if path.is_dir():
+        return (path / "stamp").read_text() if (path / "stamp").exists() else None
+    return digest(path)
+
+
 def digest(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -79,8 +96,13 @@ class Trainer:
     def __call__(self, name, *extra):
         """The training `name` with train.py flags `extra`; an earlier training with the same
         flags, epochs and data (under any name) is reused."""
-        flags = [str(e) for e in extra]
+        flags = [rel(e) for e in extra]
         key = {"flags": flags, "epochs": self.epochs, "data": self.stamp}
+        # Files a training starts from (a pre-trained encoder, another featurized set) are
+        # part of what it is: a retrained encoder is another training.
+        inputs = {f: content_stamp(ROOT / f) for f in flags if (ROOT / f).exists() and f.strip()}
+        if inputs:
+            key["inputs"] = inputs
         out = self.work / name
         dirs = sorted(self.work.glob("*/key.json"))
         if self.archive:
@@ -312,9 +334,16 @@ def main(argv=None):
         vectors = work / "vectors"
         if not (vectors / "meta.json").exists() or json.loads((vectors / "meta.json").read_text()).get("programs") != args.vectors:
             run([AUTOSCHED, "vectors", "--programs", args.vectors, "--sizes", "real", "--out", vectors, "--quiet"])
-        encoder = work / "pretrain" / "encoder.pt"
+        # The encoder is kept in the archive (a few MB): the trainings that start from it are
+        # reused in a later session only with the very same encoder.
+        encoder = (pathlib.Path(args.archive) if args.archive else work) / "pretrain" / "encoder.pt"
         if not encoder.exists():
-            run([PY, ROOT / "onnx/pretrain.py", "--vectors", vectors, "--out", encoder.parent, "--quiet"])
+            run([PY, ROOT / "onnx/pretrain.py", "--vectors", vectors, "--out", work / "pretrain", "--quiet"])
+            if encoder.parent != work / "pretrain":
+                encoder.parent.mkdir(parents=True, exist_ok=True)
+                for f in (work / "pretrain").iterdir():
+                    if f.is_file() and f.stat().st_size < 20e6:
+                        shutil.copy(f, encoder.parent / f.name)
         pre = trainer("pretrained" if not flags else "ranking-pretrained", *flags, "--pretrained", encoder, *qf)
         better = score(pre) > score(chosen)
         questions.append(("encoder pre-trained on %d programs' unlabeled vectors" % args.vectors, chosen, pre, better))
