@@ -63,6 +63,24 @@ def export(model, data, path, max_depth):
                       report=False, optimize=True)
 
 
+def min_work(data, cfg):
+    """The smallest work (`autosched featurize`'s per-program `work`: iterations of all
+    computations) among the programs the network was trained on: the training split of its
+    data and any --extra-data. None when the featurized sets predate the field."""
+    train_p, _, _ = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
+    work = data.meta.get("work")
+    if work is None:
+        return None
+    works = [work[i] for i in train_p]
+    extra = cfg["args"].get("extra_data")
+    if extra:
+        extra_meta = json.loads((pathlib.Path(extra) / "meta.json").read_text())
+        if "work" not in extra_meta:
+            return None
+        works += extra_meta["work"]
+    return float(min(works)) if works else None
+
+
 def set_metadata(path, entries):
     m = onnx.load(str(path))
     del m.metadata_props[:]
@@ -143,10 +161,15 @@ def main(argv=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     t = time.time()
     export(model, data, out, max_depth)
-    set_metadata(out, {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
-                       "members": members,
-                       "output": "interval" if cfg.get("laplace") else "members",
-                       "producer": "affine-autosched onnx/export.py"})
+    domain = min_work(data, cfg)
+    metadata = {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
+                "members": members,
+                "output": "interval" if cfg.get("laplace") else "members",
+                "producer": "affine-autosched onnx/export.py"}
+    if domain is not None:
+        # The pass keeps the original of a function smaller than this (model mode).
+        metadata["min_work"] = repr(domain)
+    set_metadata(out, metadata)
     export_s = time.time() - t
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
@@ -163,6 +186,7 @@ def main(argv=None):
         "parity": {"points": points, "max_relative_difference": worst, "tolerance": args.tolerance},
         "reference_points": n_ref,
         "members": members,
+        "min_work": domain,
         "training": cfg,
     }
     if metrics_path.exists():

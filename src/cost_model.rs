@@ -49,6 +49,9 @@ pub struct CostModel {
     columns: Option<Vec<usize>>,
     /// The first 16 hex digits of the SHA-256 of the file (the tuning records' provenance).
     file_hash: String,
+    /// The smallest work ([`crate::features::work`]) of the programs it was trained on
+    /// (metadata `min_work`; none in models exported before it was recorded).
+    min_work: Option<f64>,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -268,6 +271,10 @@ impl CostModel {
         };
         let columns = (version < layout::LAYOUT_VERSION).then(|| layout::columns_at(version));
         let interval = meta.custom("output").is_some_and(|o| o == "interval");
+        let min_work = match meta.custom("min_work") {
+            Some(w) => Some(w.parse::<f64>().map_err(|_| bad(format!("metadata min_work '{w}' is not a number")))?),
+            None => None,
+        };
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let expected: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
@@ -279,7 +286,7 @@ impl CostModel {
             let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
             crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
         };
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash, min_work })
     }
 
     pub fn path(&self) -> &Path {
@@ -289,6 +296,11 @@ impl CostModel {
     /// What identifies the model file: the first 16 hex digits of its SHA-256.
     pub fn file_hash(&self) -> &str {
         &self.file_hash
+    }
+
+    /// The smallest work of the programs the model was trained on, when its export recorded it.
+    pub fn min_work(&self) -> Option<f64> {
+        self.min_work
     }
 
     /// Whether the output's columns are an error interval's ends rather than members.

@@ -361,3 +361,15 @@ fn a_tiles_point_loop_has_the_tiles_extent() {
     assert_eq!(lf(&f, 0, 0, "extent"), log(28.0));
     assert_eq!(lf(&f, 0, 1, "extent"), log(5.0));
 }
+
+#[test]
+fn work_counts_the_iterations_of_every_computation() {
+    // gemm.mlir: C[i][j] *= beta over 200x220, then the update over 200x220x240.
+    assert_eq!(affine_autosched::features::work(&gemm()), (200 * 220 + 200 * 220 * 240) as f64);
+    // It is the sum of the computations' `iterations` feature (before the log transform),
+    // and no schedule changes it.
+    let f = feat(&gemm(), "tile(L0:32, L0.0:32); parallelize(L0)");
+    let col = layout::scalar_field("iterations");
+    let sum: f64 = f.comps.iter().map(|v| (v[col] as f64).exp_m1()).sum();
+    assert!((sum / affine_autosched::features::work(&gemm()) - 1.0).abs() < 1e-4, "{sum}");
+}

@@ -14,6 +14,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "onnx"))
 
+import data as data_mod  # noqa: E402
 import export  # noqa: E402
 import train  # noqa: E402
 
@@ -53,6 +54,28 @@ def test_export_metadata_and_python_parity(trained):
     meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
     layout = json.loads(subprocess.run([AUTOSCHED, "layout"], check=True, capture_output=True, text=True).stdout)
     assert meta["layout_hash"] == layout["hash"]
+
+
+def test_the_model_states_its_domain_and_the_pass_keeps_what_lies_outside(trained, tmp_path):
+    """export.py records the smallest work among the training programs; in model mode the
+    pass keeps the original of a smaller function, and says why."""
+    tmp, model = trained
+    feats = json.loads((tmp / "features" / "meta.json").read_text())
+    train_p, _, _ = data_mod.split_programs(len(feats["programs"]), 1)
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert float(meta["min_work"]) == min(feats["work"][i] for i in train_p) > 0
+    # The same network, told it was trained on programs larger than gemm.mlir.
+    big = tmp_path / "big.onnx"
+    big.write_bytes(model.read_bytes())
+    export.set_metadata(big, dict(meta, min_work="1e15"))
+    r = subprocess.run([AUTOSCHED, "optimize", GEMM, "--model", big, "-o", tmp_path / "out.mlir"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "kept the original: the function runs" in r.stderr + r.stdout
+    assert (tmp_path / "out.mlir").read_text().count("affine.for") == GEMM.read_text().count("affine.for")
+    r = subprocess.run([AUTOSCHED, "optimize", GEMM, "--model", model, "-o", tmp_path / "out2.mlir"],
+                       capture_output=True, text=True)
+    assert "the function runs" not in r.stderr + r.stdout
 
 
 def assert_rust_matches_reference(model, tmp):

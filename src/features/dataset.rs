@@ -56,6 +56,8 @@ pub struct Meta {
     pub children: usize,
     pub max_computations: usize,
     pub programs: Vec<String>,
+    /// Each program's work ([`super::work`]), in the order of `programs`.
+    pub work: Vec<f64>,
     pub classes: Vec<String>,
     pub schedules: Vec<String>,
     pub skipped: Vec<String>,
@@ -76,6 +78,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     let mut identity_time = Vec::new();
     let mut class = Vec::new();
     let mut programs: Vec<String> = Vec::new();
+    let mut work: Vec<f64> = Vec::new();
     let mut program_index: HashMap<String, i32> = HashMap::new();
     let mut classes: Vec<String> = Vec::new();
     let mut schedules = Vec::new();
@@ -103,6 +106,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                 }
                 program_index.insert(p.program_id.clone(), programs.len() as i32);
                 programs.push(p.program_id.clone());
+                work.push(super::work(&p.representation));
             }
             let schedule: Schedule = match p.schedule.parse() {
                 Ok(s) => s,
@@ -179,6 +183,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
         children,
         max_computations: max_k,
         programs,
+        work,
         classes,
         schedules,
         skipped,

@@ -68,6 +68,19 @@ pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, F
     Ok(Featurized { comps, tree: model_tree(&sched) })
 }
 
+/// The program's work: iterations of all its computations together, counted as the
+/// `iterations` feature counts them (the product of each computation's loop extents). The
+/// model's domain is stated in it (`CostModel::min_work`): a program far smaller than any it
+/// was trained on is outside what its predictions mean.
+pub fn work(program: &Program) -> f64 {
+    let ranges = loop_ranges(program);
+    program
+        .computations
+        .iter()
+        .map(|c| c.iterators.iter().map(|&l| extent(program, &ranges, l).max(1) as f64).product::<f64>())
+        .sum()
+}
+
 /// Smallest first and largest last iteration value of every loop, by interval
 /// evaluation of the bounds over the outer loops' ranges (symbols count as 0; a `max`
 /// lower bound is at least each of its expressions, a `min` upper bound at most each).

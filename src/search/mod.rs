@@ -432,6 +432,21 @@ pub fn optimize(
     model: Option<&CostModel>,
     cfg: &OptimizeConfig,
 ) -> Result<Decision, SearchError> {
+    // The model knows the programs it was trained on; far smaller ones (a few hundred
+    // iterations, where OpenMP's start-up or a vector loop's set-up outweighs the work) it
+    // has never seen, and its predictions there mean nothing: keep the original, say why.
+    if cfg.evaluator == EvaluatorKind::Model {
+        let model = model.ok_or(SearchError::NoModel)?;
+        let work = crate::features::work(program);
+        if let Some(min) = model.min_work().filter(|m| work < *m) {
+            let mut d = Decision::without_search(Schedule::default(), Source::Search);
+            d.kept = Some(format!(
+                "the function runs {work:.0} iterations, fewer than any program the model was trained on \
+                 (at least {min:.0}): its predictions do not cover it (evaluator=hybrid measures instead)"
+            ));
+            return Ok(d);
+        }
+    }
     let mut warnings = Vec::new();
     let (result, mut measurements) = match cfg.evaluator {
         EvaluatorKind::Model | EvaluatorKind::Hybrid => {
