@@ -15,6 +15,7 @@ summary is the LSTM's output at its last real child.
 
 import math
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -116,14 +117,32 @@ class CostModel(nn.Module):
         x = self.merge(torch.cat([hc, hl], dim=-1))
         return self.norm(x + hc + hl) if self.residual else x
 
+    def embed_rows(self, rows):
+        """[n, F] computation vectors -> [n, embed] embeddings."""
+        return self.comp_mlp((rows - self.feature_mean) * self.feature_scale)
+
     def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
                 root_children, root_counts):
         b, k, f = comps.shape
+        e = self.embed_rows(comps.reshape(b * k, f)).reshape(b, k, self.embed)
+        return self.from_embeddings(e, comp_children, comp_counts, loop_children, loop_counts,
+                                    root_children, root_counts)
+
+    def indexed(self, unique_comps, comp_index, comp_children, comp_counts, loop_children, loop_counts,
+                root_children, root_counts):
+        """As forward, with the computation vectors given once each (`unique_comps`, [U, F])
+        and `comp_index` ([B, K]) naming each candidate's: the candidates of one search
+        stage share most of theirs, and the computation MLP is most of the model's time."""
+        e = self.embed_rows(unique_comps)[comp_index]
+        return self.from_embeddings(e, comp_children, comp_counts, loop_children, loop_counts,
+                                    root_children, root_counts)
+
+    def from_embeddings(self, e, comp_children, comp_counts, loop_children, loop_counts,
+                        root_children, root_counts):
+        b = e.shape[0]
         d, s = comp_children.shape[1], comp_children.shape[2]
         h = self.embed
-        x = (comps.reshape(b * k, f) - self.feature_mean) * self.feature_scale
-        e = self.comp_mlp(x).reshape(b, k, h)
-        below = torch.zeros(b, s, h, dtype=comps.dtype, device=comps.device)
+        below = torch.zeros(b, s, h, dtype=e.dtype, device=e.device)
         for level in range(d - 1, -1, -1):
             hc = self.summarize(self.comp_lstm, e, comp_children[:, level], comp_counts[:, level], self.no_comps)
             hl = self.summarize(self.loop_lstm, below, loop_children[:, level], loop_counts[:, level], self.no_loops)
@@ -171,3 +190,32 @@ class Ensemble(torch.nn.Module):
                 root_children, root_counts):
         inputs = (comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts)
         return torch.stack([m(*inputs) for m in self.members], dim=-1)
+
+    def indexed(self, *inputs):
+        return torch.stack([m.indexed(*inputs) for m in self.members], dim=-1)
+
+
+# The exported graph's inputs: the computation vectors once each, and each candidate's by index.
+INDEXED_INPUT_NAMES = ["unique_comps", "comp_index"] + INPUT_NAMES[1:]
+
+
+class Indexed(torch.nn.Module):
+    """The exported form of a CostModel or an Ensemble (`indexed`)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    # Named like INDEXED_INPUT_NAMES: the exporter keys dynamic shapes by argument name.
+    def forward(self, unique_comps, comp_index, comp_children, comp_counts, loop_children, loop_counts,
+                root_children, root_counts):
+        return self.model.indexed(unique_comps, comp_index, comp_children, comp_counts, loop_children,
+                                  loop_counts, root_children, root_counts)
+
+
+def to_indexed(comps):
+    """[B, K, F] computation vectors -> ([U, F] distinct rows, [B, K] int64 index)."""
+    a = comps.numpy() if isinstance(comps, torch.Tensor) else comps
+    b, k, f = a.shape
+    unique, inverse = np.unique(a.reshape(b * k, f), axis=0, return_inverse=True)
+    return torch.from_numpy(np.ascontiguousarray(unique)), torch.from_numpy(inverse.reshape(b, k).astype(np.int64))

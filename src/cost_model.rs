@@ -9,7 +9,7 @@
 //! typed error: the caller leaves the IR untouched.
 
 use crate::features::layout;
-use crate::features::tensors::{Batch, INPUTS};
+use crate::features::tensors::{Batch, INDEXED_INPUTS, INPUTS};
 use crate::features::Featurized;
 use crate::limits::MAX_DEPTH;
 use ort::session::Session;
@@ -52,6 +52,9 @@ pub struct CostModel {
     /// The smallest work ([`crate::features::work`]) of the programs it was trained on
     /// (metadata `min_work`; none in models exported before it was recorded).
     min_work: Option<f64>,
+    /// The graph takes each distinct computation vector once (`INDEXED_INPUTS`) rather than
+    /// every candidate's (`INPUTS`, models exported before the indexed form).
+    indexed: bool,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -277,16 +280,18 @@ impl CostModel {
         };
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        let expected: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
-        if names != expected {
-            return Err(bad(format!("inputs are {names:?}, expected {expected:?}")));
+        let plain: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
+        let by_index: Vec<&str> = INDEXED_INPUTS.iter().map(|(n, _)| *n).collect();
+        let indexed = names == by_index;
+        if !indexed && names != plain {
+            return Err(bad(format!("inputs are {names:?}, expected {by_index:?} (or {plain:?})")));
         }
         let file_hash = {
             use sha2::{Digest, Sha256};
             let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
             crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
         };
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash, min_work })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash, min_work, indexed })
     }
 
     pub fn path(&self) -> &Path {
@@ -354,25 +359,36 @@ impl CostModel {
         };
         let inf = |e: ort::Error| ModelError::Inference(e.to_string());
         let b = batch.b;
+        let started = std::time::Instant::now();
+        let dims = (batch.k, batch.s, batch.c);
         let shapes = batch.shapes();
-        let result = guard(|| -> Result<Vec<f32>, ModelError> {
+        let (first, distinct) = if self.indexed {
+            let (unique, u, index) = batch.distinct_comps();
+            let comps = Tensor::from_array((vec![u, batch.f], unique)).map_err(inf)?;
+            let index = Tensor::from_array((vec![batch.b, batch.k], index)).map_err(inf)?;
+            (ort::inputs!["unique_comps" => comps, "comp_index" => index], u)
+        } else {
             let comps = Tensor::from_array((shapes[0].clone(), batch.comps)).map_err(inf)?;
+            (ort::inputs!["comps" => comps], batch.b * batch.k)
+        };
+        let result = guard(|| -> Result<Vec<f32>, ModelError> {
             let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
-            let inputs = ort::inputs![
-                "comps" => comps,
+            let mut inputs = first;
+            inputs.extend(ort::inputs![
                 "comp_children" => t(1, batch.comp_children)?,
                 "comp_counts" => t(2, batch.comp_counts)?,
                 "loop_children" => t(3, batch.loop_children)?,
                 "loop_counts" => t(4, batch.loop_counts)?,
                 "root_children" => t(5, batch.root_children)?,
                 "root_counts" => t(6, batch.root_counts)?,
-            ];
+            ]);
             let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
             let outputs = session.run(inputs).map_err(inf)?;
             let (_, values) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
             Ok(values.to_vec())
         })
         .map_err(ModelError::Inference)??;
+        log::trace!("batch of {b} (computations, slots, children {dims:?}; {distinct} computation rows run): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
         // [b] for one network, [b, members] for an ensemble.
         if b == 0 || result.is_empty() || result.len() % b != 0 {
             return Err(ModelError::Inference(format!("{} outputs for {b} candidates", result.len())));

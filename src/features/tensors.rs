@@ -24,6 +24,20 @@ pub const INPUTS: &[(&str, &str)] = &[
     ("root_counts", "i64[B]"),
 ];
 
+/// The inputs of a graph exported with the computation vectors given once each
+/// (`onnx/export.py` since the indexed form): `unique_comps` f32[U,F] and `comp_index`
+/// i64[B,K] in place of `comps`, the rest as [`INPUTS`].
+pub const INDEXED_INPUTS: &[(&str, &str)] = &[
+    ("unique_comps", "f32[U,F]"),
+    ("comp_index", "i64[B,K]"),
+    ("comp_children", "i64[B,D,S,C]"),
+    ("comp_counts", "i64[B,D,S]"),
+    ("loop_children", "i64[B,D,S,C]"),
+    ("loop_counts", "i64[B,D,S]"),
+    ("root_children", "i64[B,S]"),
+    ("root_counts", "i64[B]"),
+];
+
 /// A padded batch, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Batch {
@@ -121,6 +135,25 @@ impl Batch {
         self.comps = comps;
         self.f = columns.len();
         self
+    }
+
+    /// The computation vectors once each ([U, f], in first-seen order) and each candidate's
+    /// row among them ([B, K]): the candidates of one search stage share most of theirs.
+    pub fn distinct_comps(&self) -> (Vec<f32>, usize, Vec<i64>) {
+        let f = self.f.max(1);
+        let mut seen: std::collections::HashMap<Vec<u32>, i64> = std::collections::HashMap::new();
+        let mut unique = Vec::new();
+        let mut index = Vec::with_capacity(self.b * self.k);
+        for row in self.comps.chunks_exact(f).take(self.b * self.k) {
+            let key: Vec<u32> = row.iter().map(|x| x.to_bits()).collect();
+            let next = seen.len() as i64;
+            let at = *seen.entry(key).or_insert_with(|| {
+                unique.extend_from_slice(row);
+                next
+            });
+            index.push(at);
+        }
+        (unique, seen.len(), index)
     }
 
     /// Shapes of the inputs, in [`INPUTS`] order.
