@@ -332,12 +332,12 @@ def main(argv=None):
     encoder = None
     if args.vectors > 0:
         vectors = work / "vectors"
-        if not (vectors / "meta.json").exists() or json.loads((vectors / "meta.json").read_text()).get("programs") != args.vectors:
-            run([AUTOSCHED, "vectors", "--programs", args.vectors, "--sizes", "real", "--out", vectors, "--quiet"])
         # The encoder is kept in the archive (a few MB): the trainings that start from it are
         # reused in a later session only with the very same encoder.
         encoder = (pathlib.Path(args.archive) if args.archive else work) / "pretrain" / "encoder.pt"
         if not encoder.exists():
+            if not (vectors / "meta.json").exists() or json.loads((vectors / "meta.json").read_text()).get("programs") != args.vectors:
+                run([AUTOSCHED, "vectors", "--programs", args.vectors, "--sizes", "real", "--out", vectors, "--quiet"])
             run([PY, ROOT / "onnx/pretrain.py", "--vectors", vectors, "--out", work / "pretrain", "--quiet"])
             if encoder.parent != work / "pretrain":
                 encoder.parent.mkdir(parents=True, exist_ok=True)
