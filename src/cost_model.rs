@@ -9,7 +9,7 @@
 //! typed error: the caller leaves the IR untouched.
 
 use crate::features::layout;
-use crate::features::tensors::{Batch, INDEXED_INPUTS, INPUTS};
+use crate::features::tensors::{Batch, INDEXED_COMPS, INPUTS};
 use crate::features::Featurized;
 use crate::limits::MAX_DEPTH;
 use ort::session::Session;
@@ -52,7 +52,7 @@ pub struct CostModel {
     /// The smallest work ([`crate::features::work`]) of the programs it was trained on
     /// (metadata `min_work`; none in models exported before it was recorded).
     min_work: Option<f64>,
-    /// The graph takes each distinct computation vector once (`INDEXED_INPUTS`) rather than
+    /// The graph takes each distinct computation vector once (`INDEXED_COMPS`) rather than
     /// every candidate's (`INPUTS`, models exported before the indexed form).
     indexed: bool,
 }
@@ -281,7 +281,7 @@ impl CostModel {
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let plain: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
-        let by_index: Vec<&str> = INDEXED_INPUTS.iter().map(|(n, _)| *n).collect();
+        let by_index: Vec<&str> = INDEXED_COMPS.iter().chain(&INPUTS[1..]).map(|(n, _)| *n).collect();
         let indexed = names == by_index;
         if !indexed && names != plain {
             return Err(bad(format!("inputs are {names:?}, expected {by_index:?} (or {plain:?})")));

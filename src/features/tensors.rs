@@ -24,19 +24,10 @@ pub const INPUTS: &[(&str, &str)] = &[
     ("root_counts", "i64[B]"),
 ];
 
-/// The inputs of a graph exported with the computation vectors given once each
-/// (`onnx/export.py` since the indexed form): `unique_comps` f32[U,F] and `comp_index`
-/// i64[B,K] in place of `comps`, the rest as [`INPUTS`].
-pub const INDEXED_INPUTS: &[(&str, &str)] = &[
-    ("unique_comps", "f32[U,F]"),
-    ("comp_index", "i64[B,K]"),
-    ("comp_children", "i64[B,D,S,C]"),
-    ("comp_counts", "i64[B,D,S]"),
-    ("loop_children", "i64[B,D,S,C]"),
-    ("loop_counts", "i64[B,D,S]"),
-    ("root_children", "i64[B,S]"),
-    ("root_counts", "i64[B]"),
-];
+/// What a graph exported with the computation vectors given once each (`onnx/export.py`
+/// since the indexed form) takes in place of `comps`, the first of [`INPUTS`]: the rest
+/// follow as there.
+pub const INDEXED_COMPS: &[(&str, &str)] = &[("unique_comps", "f32[U,F]"), ("comp_index", "i64[B,K]")];
 
 /// A padded batch, row-major.
 #[derive(Clone, Debug, PartialEq)]
