@@ -6,8 +6,7 @@ use crate::cost_model::CostModel;
 use crate::features::{featurize, Featurized};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
-use crate::schedule::tree::Scheduled;
-use crate::schedule::{Parallelize, Schedule, Stage, Transform};
+use crate::schedule::{Schedule, Stage};
 use crate::transform;
 
 /// Scores schedules by their speedup over the original (higher is better).
@@ -40,38 +39,6 @@ impl<'a> ModelEvaluator<'a> {
     }
 }
 
-/// Why the model cannot be trusted on `schedule`, if it cannot: the schedule is outside what
-/// its training data covered. The data generator (`datagen::sampler`) parallelizes the
-/// outermost loop of a nest's perfect chain; a parallel loop below an imperfect level (a
-/// sweep under a time loop, the inner nest of atax's `i`) forks and joins threads at every
-/// iteration of the loop above, a cost the model has never seen: it predicts such schedules
-/// as fast as the others while they run several times slower on small kernels (jacobi-1d:
-/// 0.18x, atax: 0.32x). The execution evaluator still explores them.
-pub fn outside_model_domain(program: &Program, schedule: &Schedule) -> Option<String> {
-    let sched = Scheduled::new(program, schedule).ok()?;
-    // Inside the perfect chain of a top-level loop (gemm's j under i) is within reach: the
-    // data has tiled and interchanged chains whose outermost loop is parallel.
-    let below_imperfect = |n: usize| {
-        let mut p = sched.nodes[n].parent;
-        while let Some(q) = p {
-            if sched.nodes[q].children.len() != 1 {
-                return true;
-            }
-            p = sched.nodes[q].parent;
-        }
-        false
-    };
-    for t in &schedule.steps {
-        let Transform::Parallelize(Parallelize { target }) = t else { continue };
-        let nested = (0..sched.nodes.len())
-            .any(|n| sched.name(program, n) == *target && below_imperfect(n));
-        if nested {
-            return Some(format!("{target} is parallel below an imperfectly nested sequential loop"));
-        }
-    }
-    None
-}
-
 impl Evaluator for ModelEvaluator<'_> {
     fn scores(&self, stage: Stage) -> bool {
         self.model.knows(stage)
@@ -84,10 +51,6 @@ impl Evaluator for ModelEvaluator<'_> {
         for (i, s) in schedules.iter().enumerate() {
             if let Some(t) = s.steps.iter().find(|t| !self.model.knows_step(t)) {
                 log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
-                continue;
-            }
-            if let Some(why) = outside_model_domain(self.program, s) {
-                log::debug!("{s}: not scored, outside the model's training domain: {why}");
                 continue;
             }
             match featurize(self.program, s) {
