@@ -1159,7 +1159,17 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         for n in &decision.notes {
             eprintln!("autosched: {n}");
         }
-        for (i, s) in decision.ranked.iter().take(args.show_ranking).enumerate() {
+        // Asked for, the ranking is shown even where the pass keeps the original without a
+        // search (a function outside the model's domain): what the model would rank, not applied.
+        let searched;
+        let ranked = match (&model, decision.ranked.is_empty() && args.show_ranking > 0) {
+            (Some(m), true) if evaluator == Evaluator::Model => {
+                searched = affine_autosched::search::beam_search(f, &program, m, cfg.search).map(|r| r.ranked);
+                searched.as_deref().unwrap_or(&[])
+            }
+            _ => &decision.ranked[..],
+        };
+        for (i, s) in ranked.iter().take(args.show_ranking).enumerate() {
             eprintln!("autosched: @{name}: #{:<3} {:>7.3}  {}", i + 1, s.score, s.schedule);
         }
         // The script's entry is of the function before the schedule, kept once it applied.
