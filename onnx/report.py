@@ -155,13 +155,19 @@ class Trainer:
                 {"path": str(pathlib.Path(shipped).resolve().relative_to(ROOT)), "digest": digest(shipped)}))
 
 
-def featurized(d, stamp):
-    """Whether `d` holds the featurized dataset of digest `stamp` in the current form: a set
-    featurized before `autosched featurize` wrote per-program `work` would export a model
-    without its domain (min_work)."""
-    if not (d / "stamp").exists() or (d / "stamp").read_text() != stamp or not (d / "meta.json").exists():
-        return False
-    return "work" in json.loads((d / "meta.json").read_text())
+def featurize(dataset, d):
+    """`d` holds `dataset` featurized in the current form; returns the dataset's digest. A
+    set of another digest, or featurized before `autosched featurize` wrote per-program
+    `work` (it would export a model without its domain, min_work), is featurized again."""
+    stamp = digest(dataset)
+    meta = d / "meta.json"
+    current = ((d / "stamp").exists() and (d / "stamp").read_text() == stamp and meta.exists()
+               and "work" in json.loads(meta.read_text()))
+    if not current:
+        shutil.rmtree(d, ignore_errors=True)
+        run([AUTOSCHED, "featurize", dataset, "--out", d])
+        (d / "stamp").write_text(stamp)
+    return stamp
 
 
 def score(m):
@@ -336,12 +342,8 @@ def main(argv=None):
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     dataset = pathlib.Path(args.dataset)
-    stamp = digest(dataset)
     feats = work / "features"
-    if not featurized(feats, stamp):
-        shutil.rmtree(feats, ignore_errors=True)
-        run([AUTOSCHED, "featurize", dataset, "--out", feats])
-        (feats / "stamp").write_text(stamp)
+    stamp = featurize(dataset, feats)
     data = data_mod.Featurized(feats)
     train_p, val_p, test_p = data_mod.split_programs(len(data.programs), 1)
     ids = work / "test-programs.txt"
@@ -402,11 +404,7 @@ def main(argv=None):
             chosen, flags = pre, flags + ["--pretrained", str(encoder)]
     if args.toy_dataset:
         toy_feats = work / "features-toy"
-        toy_stamp = digest(args.toy_dataset)
-        if not featurized(toy_feats, toy_stamp):
-            shutil.rmtree(toy_feats, ignore_errors=True)
-            run([AUTOSCHED, "featurize", args.toy_dataset, "--out", toy_feats])
-            (toy_feats / "stamp").write_text(toy_stamp)
+        featurize(args.toy_dataset, toy_feats)
         with_toy = trainer(chosen["name"] + "-toy", *flags, "--extra-data", toy_feats, *qf)
         better = score(with_toy) > score(chosen)
         questions.append(("the toy-size dataset's programs added to training", chosen, with_toy, better))

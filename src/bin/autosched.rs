@@ -1164,8 +1164,13 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         let searched;
         let ranked = match (&model, decision.ranked.is_empty() && args.show_ranking > 0) {
             (Some(m), true) if evaluator == Evaluator::Model => {
-                searched = affine_autosched::search::beam_search(f, &program, m, cfg.search).map(|r| r.ranked);
-                searched.as_deref().unwrap_or(&[])
+                searched = affine_autosched::search::beam_search(f, &program, m, cfg.search)
+                    .map(|r| r.ranked)
+                    .unwrap_or_else(|e| {
+                        eprintln!("autosched: @{name}: no ranking to show: the search failed: {e}");
+                        Vec::new()
+                    });
+                &searched[..]
             }
             _ => &decision.ranked[..],
         };
