@@ -52,6 +52,14 @@ def parse_args(argv):
                                         "frozen until the validation loss stops improving for --unfreeze-after "
                                         "epochs, then fine-tuned at a fifth of the learning rate")
     p.add_argument("--unfreeze-after", type=int, default=3)
+    p.add_argument("--init", metavar="MODEL_PT",
+                   help="start every weight (and the input standardization) from an earlier training's model.pt "
+                        "of the same layout and shape (--heads/--laplace): fine-tuning, e.g. with --rank-weight "
+                        "as the thesis fine-tuned a regression model for ranking; the starting model competes "
+                        "as epoch 0, so a fine-tuning that does not help keeps it")
+    p.add_argument("--select", choices=["loss", "ranking"], default="loss",
+                   help="validation figure that picks the best epoch and stops early: loss (the regression "
+                        "loss being minimized) or ranking (mean of validation Spearman and nDCG@5)")
     p.add_argument("--heads", type=int, default=1,
                    help="several regression heads over one body, each trained on its own bootstrap weights of "
                         "the points (Poisson(1) per point and head): an ensemble at the cost of one network, "
@@ -252,6 +260,17 @@ def main(argv=None):
         frozen = True
         config["pretrained"] = {"path": str(args.pretrained), "vectors": pre.get("vectors"),
                                 "validation_mse": pre.get("validation_mse")}
+    if args.init:
+        start = torch.load(args.init, map_location="cpu", weights_only=False)
+        sc = start["config"]
+        if sc["layout_hash"] != data.layout["hash"]:
+            raise SystemExit(f"{args.init} was trained on layout {sc['layout_hash']}, the data has "
+                             f"{data.layout['hash']}")
+        if (sc.get("heads", 1), sc.get("laplace")) != (args.heads, args.laplace):
+            raise SystemExit(f"{args.init} has heads={sc.get('heads', 1)}, laplace={sc.get('laplace')}: pass the "
+                             f"same --heads/--laplace to fine-tune it")
+        model.load_state_dict(start["state"])
+        config["init"] = {"path": str(args.init), "best_epoch": sc.get("best_epoch")}
     model = model.to(device)
     config["parameters"] = int(sum(p.numel() for p in model.parameters()))
     encoder_ids = {id(p) for p in encoder_params}
@@ -263,8 +282,24 @@ def main(argv=None):
                             weight_decay=args.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=[args.max_lr, encoder_lr], epochs=args.epochs,
                                                 steps_per_epoch=max(1, len(train_batches)))
+    vidx = np.concatenate(val_batches)
+
+    def validation_figure():
+        """What --select minimizes, on the validation programs."""
+        vp = predict(model, data, val_batches, device)
+        if args.select == "ranking":
+            s = metrics.summary(vp[vidx], data.speedup[vidx], data.program[vidx], censored=data.censored[vidx])
+            return -(s["spearman"] + s["ndcg@5"]) / 2
+        if args.loss == "mape":
+            return metrics.mape(vp[vidx], data.speedup[vidx])
+        return float(np.mean(np.abs(np.log(vp[vidx]) - np.log(data.speedup[vidx]))))
+
     history = []
     best = (float("inf"), None, -1)
+    if args.init:
+        # The model fine-tuning starts from is the one to beat.
+        best = (validation_figure(), {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, 0)
+        history.append({"epoch": 0, "train_loss": None, "val_loss": best[0], "seconds": 0.0})
     t0 = time.time()
     bar = tqdm(range(args.epochs), desc="epochs", disable=args.quiet)
     for epoch in bar:
@@ -299,21 +334,17 @@ def main(argv=None):
             sched.step()
             total += loss.item() * len(idx)
             count += len(idx)
-        vp = predict(model, data, val_batches, device)
-        vidx = np.concatenate(val_batches)
-        # Early stopping on the validation loss of the kind being minimized.
-        if args.loss == "mape":
-            val_mape = metrics.mape(vp[vidx], data.speedup[vidx])
-        else:
-            val_mape = float(np.mean(np.abs(np.log(vp[vidx]) - np.log(data.speedup[vidx]))))
-        history.append({"epoch": epoch + 1, "train_loss": total / max(count, 1), "val_loss": val_mape,
+        # Early stopping on the validation figure --select names.
+        val_figure = validation_figure()
+        history.append({"epoch": epoch + 1, "train_loss": total / max(count, 1), "val_loss": val_figure,
                         "seconds": time.time() - t0})
-        bar.set_postfix(train=f"{total / max(count, 1):.3f}", val=f"{val_mape:.3f}")
+        bar.set_postfix(train=f"{total / max(count, 1):.3f}", val=f"{val_figure:.3f}")
         if args.quiet:
-            print(f"epoch {epoch + 1}: train {args.loss} {total / max(count, 1):.4f}, validation {val_mape:.4f}, "
+            print(f"epoch {epoch + 1}: train {args.loss} {total / max(count, 1):.4f}, validation "
+                  f"{'-ranking' if args.select == 'ranking' else args.loss} {val_figure:.4f}, "
                   f"{time.time() - t0:.0f} s", flush=True)
-        if val_mape < best[0]:
-            best = (val_mape, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)
+        if val_figure < best[0]:
+            best = (val_figure, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)
         elif frozen and epoch + 1 - best[2] >= args.unfreeze_after:
             # The rest has learned what it can on the frozen embeddings: fine-tune them too,
             # and give the fine-tuning its own patience.

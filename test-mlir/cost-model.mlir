@@ -24,7 +24,7 @@
 // CORRUPT-NOT: func.func
 // LAYOUT-NOT: applied schedule
 // LAYOUT-NOT: func.func
-// PREDICT: @scale_rows: predicted speedup {{[0-9]+\.[0-9]+}}x{{( \[[0-9.]+x, [0-9.]+x\] \([0-9]+ members\))?}} for 'parallelize(L0)'
+// PREDICT: @scale_rows: predicted speedup {{[0-9]+\.[0-9]+}}x{{( \[[0-9.]+x, [0-9.]+x\] \(([0-9]+ members|the model's error interval)\))?}} for 'parallelize(L0)'
 // ILLEGAL: error: @scale_rows: step 1 (parallelize(L1)): no loop named L1
 // CLI-LAYOUT: error: '{{.*}}wrong.onnx' was trained on feature layout ffffffffffffffff
 

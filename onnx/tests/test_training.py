@@ -176,6 +176,29 @@ def test_training_with_the_ranking_term(tmp_path):
     assert metrics["config"]["args"]["rank_weight"] == 1.0
 
 
+def test_fine_tuning_starts_from_a_model_and_keeps_it_when_it_does_not_help(trained, tmp_path):
+    import torch
+    tmp, _ = trained
+    start = tmp / "run" / "model.pt"
+    # A learning rate of ~0 changes nothing: the starting model (epoch 0) must stay the best.
+    assert train.main(["--data", str(tmp / "features"), "--out", str(tmp_path / "same"), "--epochs", "1",
+                       "--quiet", "--init", str(start), "--max-lr", "1e-30", "--rank-weight", "1.0",
+                       "--select", "ranking"]) == 0
+    a, b = torch.load(start, weights_only=False), torch.load(tmp_path / "same" / "model.pt", weights_only=False)
+    assert b["config"]["best_epoch"] == 0 and b["config"]["init"]["path"] == str(start)
+    assert all(torch.equal(a["state"][k], b["state"][k]) for k in a["state"])
+    history = json.loads((tmp_path / "same" / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [0, 1] and history[0]["val_loss"] < 0  # -(Spearman + nDCG) / 2
+    # A real fine-tuning changes the weights; a model of another shape is refused.
+    assert train.main(["--data", str(tmp / "features"), "--out", str(tmp_path / "tuned"), "--epochs", "1",
+                       "--quiet", "--init", str(start), "--max-lr", "1e-3"]) == 0
+    c = torch.load(tmp_path / "tuned" / "model.pt", weights_only=False)
+    assert c["config"]["best_epoch"] == 0 or any(not torch.equal(a["state"][k], c["state"][k]) for k in a["state"])
+    with pytest.raises(SystemExit, match="heads=1"):
+        train.main(["--data", str(tmp / "features"), "--out", str(tmp_path / "bad"), "--epochs", "1", "--quiet",
+                    "--init", str(start), "--heads", "3"])
+
+
 def test_an_ensemble_exports_and_the_rust_side_takes_its_geometric_mean(trained, tmp_path):
     tmp, single = trained
     feats = tmp / "features"
