@@ -399,6 +399,19 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
         lines.append(f"| geomean over MLIR's passes >= 1.5x ({ev}) | {vm:.3f}x ({nm} kernels) | {'yes' if vm >= 1.5 else 'no'} |")
     me = geomean(ratios["model_exec"])
     lines.append(f"| model-guided within 15% of execution-guided | {me:.3f} of it | {'yes' if me >= 0.85 else 'no'} |")
+    # Issue 16's targets for model mode (the default a user gets).
+    lines.append(f"| model-guided >= 0.75 of execution-guided | {me:.3f} of it | {'yes' if me >= 0.75 else 'no'} |")
+    if ratios["model_best"]:
+        mb = geomean(ratios["model_best"])
+        lines.append(f"| model-guided >= 1.0x of the best baseline | {mb:.3f}x ({len(ratios['model_best'])} kernels) | "
+                     f"{'yes' if mb >= 1.0 else 'no'} |")
+    slow = []
+    for res in results:
+        s = summarize(res)
+        if s["model"] and s["naive"] and s["naive"] / s["model"] < 0.95:
+            slow.append(f"{res['kernel']} {s['naive'] / s['model']:.2f}x")
+    lines.append(f"| model mode below 0.95x of the original on no kernel | {len(slow)} below"
+                 f"{': ' + ', '.join(slow) if slow else ''} | {'no' if slow else 'yes'} |")
     ms, es = sorted(search["model"]), sorted(search["execution"])
     if ms and es:
         f = es[len(es) // 2] / ms[len(ms) // 2]
