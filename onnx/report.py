@@ -452,7 +452,7 @@ def main(argv=None):
                 skip = True
             else:
                 tune_flags.append(f)
-        tuned = trainer(f"{base['name']}-ranktuned", *tune_flags, "--rank-weight", args.rank_weight,
+        tuned = trainer(f"{base['name']}-ranktuned{args.fine_tune_epochs}", *tune_flags, "--rank-weight", args.rank_weight,
                         "--select", "ranking", "--max-lr", args.fine_tune_lr, epochs=args.fine_tune_epochs,
                         init=base)
         better = score(tuned) > score(base)
