@@ -14,6 +14,7 @@ import pathlib
 import sys
 
 import numpy as np
+import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "onnx"))
@@ -33,15 +34,13 @@ def main(argv=None):
         sys.exit(f"{args.checkpoint} has no Laplace interval (train.py --laplace)")
     data = data_mod.Featurized(args.data)
     _, val_p, test_p = data_mod.split_programs(len(data.programs), 1)
-    z_cal = -math.log(1.0 - model.laplace)
     print("| coverage | set | geomean | changed | below 0.95x | worst |\n|---|---|---|---|---|---|")
     for name, progs in (("validation", val_p), ("test", test_p)):
         pred, idx = report.member_predictions([args.checkpoint], data, progs)
-        lo, hi = pred[:, 0], pred[:, 1]
-        mu, b = np.sqrt(lo * hi), np.log(hi / lo) / 2 / z_cal
+        mu, b = (t.numpy() for t in model.laplace_parts(torch.from_numpy(pred)))
         for a in (float(c) for c in args.coverages.split(",")):
             z = -math.log(1.0 - a)
-            r = report.decisions(np.stack([mu * np.exp(-b * z), mu * np.exp(b * z)], axis=1), data, idx,
+            r = report.decisions(np.exp(np.stack([mu - b * z, mu + b * z], axis=1)), data, idx,
                                  interval=True)["pessimistic (pass)"]
             print(f"| {a:.0%} | {name} | {r['geomean']:.2f}x | {r['changed']} | {r['below_0.95']} | "
                   f"{r['worst']:.2f}x |", flush=True)

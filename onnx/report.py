@@ -448,7 +448,7 @@ def main(argv=None):
         for f in base["flags"]:
             if skip:
                 skip = False
-            elif f in ("--pretrained", "--rank-weight", "--select", "--max-lr"):
+            elif f in ("--pretrained", "--rank-weight"):
                 skip = True
             else:
                 tune_flags.append(f)
