@@ -339,7 +339,7 @@ def main(argv=None):
                         "100%% are 1.2x the optimizer steps of a question's 40 at 25%% (2 h less on 2 cores)")
     p.add_argument("--rank-weight", type=float, default=1.0, help="the ranking term's weight when it is tried")
     p.add_argument("--vectors", type=int, default=20000, help="programs of unlabeled vectors for pre-training (0: skip)")
-    p.add_argument("--fine-tune-epochs", type=int, default=4,
+    p.add_argument("--fine-tune-epochs", type=int, default=8,
                    help="epochs of a ranking fine-tuning of the shipped network (train.py --init --rank-weight "
                         "--select ranking), kept if it beats it on validation (0: not tried)")
     p.add_argument("--fine-tune-lr", type=float, default=2e-4, help="the fine-tuning's peak learning rate")

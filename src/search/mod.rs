@@ -239,9 +239,11 @@ const REPEAT_BUDGET: f64 = 0.2;
 /// and not worth rewriting the user's IR for.
 pub const MIN_PREDICTED_GAIN: f32 = 1.05;
 
-/// In model mode, the best-ranked schedules weighed by their pessimistic estimate (the
-/// most pessimistic member of an ensemble): the one whose worst case is best is applied.
-const PESSIMISTIC_CANDIDATES: usize = 8;
+/// In model mode, every schedule the search ranked is weighed by its pessimistic estimate
+/// and the one whose worst case is best is applied: the rule the report validates on
+/// held-out programs (over all of a program's measured schedules). A pool of only the
+/// best-ranked few holds near-copies of one schedule, all as uncertain as each other.
+const PESSIMISTIC_CANDIDATES: usize = 1024;
 
 /// The model's interval for each schedule it can describe (each member's ratio of its
 /// prediction to its own prediction of the original), with the schedule.
@@ -258,6 +260,17 @@ pub fn intervals<'a>(program: &Program, model: &CostModel, schedules: &[&'a Sche
     let refs: Vec<&crate::features::Featurized> = items.iter().collect();
     let members = model.predict_members(&refs)?;
     Ok(kept.into_iter().zip(members[1..].iter().map(|m| Interval::of(m, &members[0], model.interval_output()))).collect())
+}
+
+/// The schedules model mode weighs by their pessimistic estimate: every ranked one but the
+/// identity whose point estimate clears the margin (a low end cannot clear it otherwise).
+fn pessimistic_pool(ranked: &[Scored], identity: f32) -> Vec<&Schedule> {
+    ranked
+        .iter()
+        .filter(|s| !s.schedule.is_identity() && s.score / identity > MIN_PREDICTED_GAIN)
+        .take(PESSIMISTIC_CANDIDATES)
+        .map(|s| &s.schedule)
+        .collect()
 }
 
 /// Of `candidates` (schedules with their intervals), the one to apply in model mode: the
@@ -484,9 +497,10 @@ pub fn optimize(
         // Applied only when even the most pessimistic member of the model predicts a gain
         // beyond the margin (a single network is its own most pessimistic member).
         let model = model.ok_or(SearchError::NoModel)?;
-        let top: Vec<&Schedule> =
-            result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(PESSIMISTIC_CANDIDATES).map(|s| &s.schedule).collect();
+        let started = Instant::now();
+        let top = pessimistic_pool(&result.ranked, identity);
         let pairs = intervals(program, model, &top)?;
+        decision.search_seconds += started.elapsed().as_secs_f64();
         match pessimistic_choice(&pairs) {
             Some((s, i)) => {
                 decision.predicted = Some(i.point);
@@ -715,6 +729,22 @@ mod tests {
         assert!((i.point - 2.0).abs() < 1e-6 && (i.lo - 1.0).abs() < 1e-6 && (i.hi - 4.0).abs() < 1e-6, "{i:?}");
         let members = Interval::of(&[1.0, 4.0], &[0.5, 2.0], false);
         assert!((members.lo - 2.0).abs() < 1e-6 && (members.hi - 2.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_pessimistic_pool_reaches_past_the_best_ranked_few() {
+        let sched = |n: i64| format!("tile(L0:{n})").parse::<Schedule>().unwrap();
+        let mut ranked: Vec<Scored> = (0..20).map(|i| Scored { schedule: sched(4 + i), score: 3.0 - 0.1 * i as f32 }).collect();
+        ranked.insert(3, Scored { schedule: Schedule::default(), score: 1.0 });
+        // Points 3.0 down to 1.1 over an identity of 1.0: every schedule but the identity
+        // clears the margin and is weighed, far beyond the first eight.
+        let pool = pessimistic_pool(&ranked, 1.0);
+        assert_eq!(pool.len(), 20);
+        assert!(pool.iter().all(|s| !s.is_identity()));
+        // Against a faster identity, only the schedules whose point clears the margin remain.
+        let pool = pessimistic_pool(&ranked, 2.0);
+        assert!(pool.iter().all(|s| ranked.iter().find(|r| &&r.schedule == s).unwrap().score / 2.0 > MIN_PREDICTED_GAIN));
+        assert_eq!(pool.len(), 9);
     }
 
     #[test]
