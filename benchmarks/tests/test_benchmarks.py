@@ -42,6 +42,19 @@ def test_shrink_keeps_offsets():
         "affine.for %i = 1 to 199 { memref<200x120xf32> 0.33333 : f32"
 
 
+def test_a_kept_original_counts_as_the_original_and_its_copy_as_noise():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run as harness
+    variant = lambda label, median: {"label": label, "median": median, "equivalent": True, "detail": "",
+                                     "relative_mad": 0.01}
+    res = {"ours": {"model": {"ok": True, "schedule": ""}, "hybrid": {"ok": True, "schedule": "tile(L0:16)"}},
+           "timing": {"variants": [variant("original", 1.0), variant("model", 1.25), variant("hybrid", 2.0)]}}
+    s = harness.summarize(res)
+    assert s["model"] == 1.0 and s["kept_noise"] == {"model": 0.8}
+    # A schedule that was applied counts as measured, however slow.
+    assert s["hybrid"] == 2.0
+
+
 def replay(payload: Path, script: Path, out: Path):
     """Replays a Transform-dialect script of the pass on `payload` into `out`."""
     r = subprocess.run(["mlir-opt-22", f"--load-dialect-plugin={PLUGIN}", f"--load-pass-plugin={PLUGIN}",

@@ -2,6 +2,7 @@
 //! predicts; the execution evaluator compiles and runs every candidate next to the original.
 
 use super::SearchError;
+use std::collections::HashMap;
 use crate::cost_model::CostModel;
 use crate::features::{featurize, Featurized};
 use crate::ir::{mlir::Op, Program};
@@ -31,11 +32,14 @@ const MODEL_BATCH: usize = 64;
 pub struct ModelEvaluator<'a> {
     program: &'a Program,
     model: &'a CostModel,
+    /// Every member's (or the interval's ends') prediction of each schedule scored, by its
+    /// text: model mode weighs the ranked schedules by their intervals without predicting twice.
+    pub members: HashMap<String, Vec<f32>>,
 }
 
 impl<'a> ModelEvaluator<'a> {
     pub fn new(program: &'a Program, model: &'a CostModel) -> Self {
-        ModelEvaluator { program, model }
+        ModelEvaluator { program, model, members: HashMap::new() }
     }
 }
 
@@ -62,8 +66,9 @@ impl Evaluator for ModelEvaluator<'_> {
         let featurized_at = std::time::Instant::now();
         for chunk in featurized.chunks(MODEL_BATCH) {
             let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
-            for ((i, _), p) in chunk.iter().zip(self.model.predict(&refs)?) {
-                out[*i] = Some(p);
+            for ((i, _), m) in chunk.iter().zip(self.model.predict_members(&refs)?) {
+                out[*i] = Some(crate::cost_model::geometric_mean(&m));
+                self.members.insert(schedules[*i].to_string(), m);
             }
         }
         log::debug!(

@@ -219,7 +219,20 @@ fn next_prefixes(
 
 /// The search scored by the cost model.
 pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig) -> Result<SearchResult, SearchError> {
-    search(func, program, &mut ModelEvaluator::new(program, model), cfg)
+    Ok(beam_search_with_members(func, program, model, cfg)?.0)
+}
+
+/// [`beam_search`], with the model's members' predictions of every schedule it scored (by
+/// the schedule's text).
+pub fn beam_search_with_members(
+    func: Op,
+    program: &Program,
+    model: &CostModel,
+    cfg: SearchConfig,
+) -> Result<(SearchResult, HashMap<String, Vec<f32>>), SearchError> {
+    let mut ev = ModelEvaluator::new(program, model);
+    let result = search(func, program, &mut ev, cfg)?;
+    Ok((result, ev.members))
 }
 
 /// Measured speedups must clear this margin for a schedule to replace the original: below
@@ -244,23 +257,6 @@ pub const MIN_PREDICTED_GAIN: f32 = 1.05;
 /// held-out programs (over all of a program's measured schedules). A pool of only the
 /// best-ranked few holds near-copies of one schedule, all as uncertain as each other.
 const PESSIMISTIC_CANDIDATES: usize = 1024;
-
-/// The model's interval for each schedule it can describe (each member's ratio of its
-/// prediction to its own prediction of the original), with the schedule.
-pub fn intervals<'a>(program: &Program, model: &CostModel, schedules: &[&'a Schedule]) -> Result<Vec<(&'a Schedule, Interval)>, SearchError> {
-    let identity = crate::features::featurize(program, &Schedule::default()).map_err(|e| SearchError::Features(e.to_string()))?;
-    let mut kept = Vec::new();
-    let mut items = vec![identity];
-    for s in schedules {
-        if let Ok(f) = crate::features::featurize(program, s) {
-            kept.push(*s);
-            items.push(f);
-        }
-    }
-    let refs: Vec<&crate::features::Featurized> = items.iter().collect();
-    let members = model.predict_members(&refs)?;
-    Ok(kept.into_iter().zip(members[1..].iter().map(|m| Interval::of(m, &members[0], model.interval_output()))).collect())
-}
 
 /// The schedules model mode weighs by their pessimistic estimate: every ranked one but the
 /// identity whose point estimate clears the margin (a low end cannot clear it otherwise).
@@ -461,10 +457,13 @@ pub fn optimize(
         }
     }
     let mut warnings = Vec::new();
+    let mut members = HashMap::new();
     let (result, mut measurements) = match cfg.evaluator {
         EvaluatorKind::Model | EvaluatorKind::Hybrid => {
             let model = model.ok_or(SearchError::NoModel)?;
-            (beam_search(func, program, model, cfg.search)?, 0)
+            let (result, m) = beam_search_with_members(func, program, model, cfg.search)?;
+            members = m;
+            (result, 0)
         }
         EvaluatorKind::Execution => {
             let mut ev = ExecutionEvaluator::new(func, cfg.search_measure.clone())?;
@@ -497,10 +496,11 @@ pub fn optimize(
         // Applied only when even the most pessimistic member of the model predicts a gain
         // beyond the margin (a single network is its own most pessimistic member).
         let model = model.ok_or(SearchError::NoModel)?;
-        let started = Instant::now();
-        let top = pessimistic_pool(&result.ranked, identity);
-        let pairs = intervals(program, model, &top)?;
-        decision.search_seconds += started.elapsed().as_secs_f64();
+        let original = members.get(&Schedule::default().to_string()).ok_or_else(|| SearchError::Features("the original was not scored".into()))?;
+        let pairs: Vec<(&Schedule, Interval)> = pessimistic_pool(&result.ranked, identity)
+            .into_iter()
+            .filter_map(|s| members.get(&s.to_string()).map(|m| (s, Interval::of(m, original, model.interval_output()))))
+            .collect();
         match pessimistic_choice(&pairs) {
             Some((s, i)) => {
                 decision.predicted = Some(i.point);
