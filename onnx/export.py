@@ -173,6 +173,10 @@ def main(argv=None):
                 "members": members,
                 "output": "interval" if cfg.get("laplace") else "members",
                 "producer": "affine-autosched onnx/export.py"}
+    if cfg.get("laplace"):
+        # The two-sided coverage the interval's ends are calibrated to: the pass re-reads the
+        # interval at the confidence its user asks for (option `confidence`).
+        metadata["coverage"] = repr(cfg["laplace"])
     if domain is not None:
         # The pass keeps the original of a function smaller than this (model mode).
         metadata["min_work"] = repr(domain)

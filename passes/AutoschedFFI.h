@@ -25,6 +25,7 @@ typedef struct {
   const char *model;
   const char *evaluator;
   int64_t measure_top_k;
+  int64_t confidence;
   const char *records;
   const char *report;
   const char *emit_transform;
@@ -39,7 +40,7 @@ typedef void (*AutoschedEmitFn)(void *ctx, MlirOperation op, int32_t severity,
 
 /// Default values of the integer options (one definition, in src/options.rs).
 void autosched_default_options(int64_t *beam_width, int64_t *max_depth,
-                               int64_t *measure_top_k);
+                               int64_t *measure_top_k, int64_t *confidence);
 
 /// Validates the options once per pipeline run; 0 on success, 1 after emitting errors.
 int32_t autosched_begin_run(const AutoschedOptions *options,

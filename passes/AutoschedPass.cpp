@@ -23,9 +23,9 @@ using namespace mlir;
 namespace {
 
 int64_t defaultOption(int which) {
-  int64_t beam = 0, depth = 0, topK = 0;
-  autosched_default_options(&beam, &depth, &topK);
-  return which == 0 ? beam : which == 1 ? depth : topK;
+  int64_t beam = 0, depth = 0, topK = 0, confidence = 0;
+  autosched_default_options(&beam, &depth, &topK, &confidence);
+  return which == 0 ? beam : which == 1 ? depth : which == 2 ? topK : confidence;
 }
 
 struct AffineAutoschedPass
@@ -81,6 +81,12 @@ struct AffineAutoschedPass
       *this, "measure-top-k",
       llvm::cl::desc("With evaluator=hybrid: how many finalists are executed"),
       llvm::cl::init(defaultOption(2))};
+  Option<int64_t> confidence{
+      *this, "confidence",
+      llvm::cl::desc("With evaluator=model: apply a schedule only if the model gives it "
+                     "at least this probability, in percent, of beating the original "
+                     "(the low end of its error interval; 50 = the point estimate)"),
+      llvm::cl::init(defaultOption(3))};
 
   Option<std::string> records{
       *this, "records",
@@ -112,6 +118,7 @@ struct AffineAutoschedPass
     o.model = model.getValue().c_str();
     o.evaluator = evaluator.getValue().c_str();
     o.measure_top_k = measureTopK;
+    o.confidence = confidence;
     o.records = records.getValue().c_str();
     o.report = report.getValue().c_str();
     o.emit_transform = emitTransform.getValue().c_str();

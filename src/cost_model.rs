@@ -43,6 +43,8 @@ pub struct CostModel {
     /// The output's columns are one network's error interval (its two ends), not an
     /// ensemble's members (metadata `output` = `interval`, from `train.py --laplace`).
     interval: bool,
+    /// The two-sided coverage the interval is calibrated to (metadata `coverage`).
+    coverage: Option<f64>,
     /// The layout version it was trained on, and that version's columns of a current
     /// computation vector when it is an earlier one.
     version: u32,
@@ -96,6 +98,20 @@ impl Interval {
             lo: ratios.iter().copied().fold(f32::INFINITY, f32::min),
             hi: ratios.iter().copied().fold(f32::NEG_INFINITY, f32::max),
         }
+    }
+
+    /// The interval of a Laplace network's output (ends calibrated to `coverage`, two-sided)
+    /// re-read at a one-sided `confidence`: the low end is the speedup the model gives that
+    /// probability of being beaten (0.5: the point estimate). A Laplace interval at coverage
+    /// a is exp(mu ± b ln(1/(1-a))), so the ends give b and any other level follows.
+    pub fn at_confidence(self, confidence: f64, coverage: f64) -> Interval {
+        if !(self.lo > 0.0 && self.hi > self.lo && self.point > 0.0) {
+            return self;
+        }
+        let b = ((self.hi as f64).ln() - (self.lo as f64).ln()) / (2.0 * (1.0 / (1.0 - coverage)).ln());
+        let k = b * -(2.0 * (1.0 - confidence)).ln();
+        let mid = (self.point as f64).ln();
+        Interval { point: self.point, lo: (mid - k).exp() as f32, hi: (mid + k).exp() as f32 }
     }
 
     /// Whether the members disagree at all (one network gives a point).
@@ -274,6 +290,13 @@ impl CostModel {
         };
         let columns = (version < layout::LAYOUT_VERSION).then(|| layout::columns_at(version));
         let interval = meta.custom("output").is_some_and(|o| o == "interval");
+        let coverage = match meta.custom("coverage") {
+            Some(c) => match c.parse::<f64>() {
+                Ok(c) if c > 0.0 && c < 1.0 => Some(c),
+                _ => return Err(bad(format!("metadata coverage '{c}' is not a probability"))),
+            },
+            None => None,
+        };
         let min_work = match meta.custom("min_work") {
             Some(w) => Some(w.parse::<f64>().map_err(|_| bad(format!("metadata min_work '{w}' is not a number")))?),
             None => None,
@@ -291,7 +314,7 @@ impl CostModel {
             let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
             crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
         };
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, version, columns, file_hash, min_work, indexed })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, coverage, version, columns, file_hash, min_work, indexed })
     }
 
     pub fn path(&self) -> &Path {
@@ -311,6 +334,11 @@ impl CostModel {
     /// Whether the output's columns are an error interval's ends rather than members.
     pub fn interval_output(&self) -> bool {
         self.interval
+    }
+
+    /// The two-sided coverage the interval's ends were calibrated to, when its export recorded it.
+    pub fn interval_coverage(&self) -> Option<f64> {
+        self.coverage
     }
 
     /// The layout version the model was trained on.
@@ -403,5 +431,29 @@ pub fn load(path: Option<&Path>) -> Result<Arc<CostModel>, ModelError> {
     match path {
         Some(p) => CostModel::load(p),
         None => CostModel::load(&default_model_path()?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interval_is_read_again_at_another_confidence() {
+        // Ends calibrated to 80% two-sided: its low end is the 90% one-sided level.
+        let i = Interval { point: 2.0, lo: 1.0, hi: 4.0 };
+        let same = i.at_confidence(0.9, 0.8);
+        assert!((same.lo - 1.0).abs() < 1e-5 && (same.hi - 4.0).abs() < 1e-5);
+        // 50%: the point estimate.
+        let point = i.at_confidence(0.5, 0.8);
+        assert!((point.lo - 2.0).abs() < 1e-5 && (point.hi - 2.0).abs() < 1e-5);
+        // Higher confidence: a lower low end, symmetric in log space about the point.
+        let sure = i.at_confidence(0.99, 0.8);
+        assert!(sure.lo < 1.0 && (sure.lo * sure.hi - 4.0).abs() < 1e-4);
+        // Laplace: the 99% quantile is ln(50)/ln(5) scales below the median.
+        assert!((sure.lo.ln() - (2f32.ln() - 2f32.ln() * 50f32.ln() / 5f32.ln())).abs() < 1e-4);
+        // A point (no spread) stays a point.
+        let flat = Interval { point: 1.5, lo: 1.5, hi: 1.5 };
+        assert_eq!(flat.at_confidence(0.99, 0.8), flat);
     }
 }

@@ -20,6 +20,7 @@ pub struct AutoschedOptions {
     pub model: *const c_char,
     pub evaluator: *const c_char,
     pub measure_top_k: i64,
+    pub confidence: i64,
     pub records: *const c_char,
     pub report: *const c_char,
     pub emit_transform: *const c_char,
@@ -59,6 +60,7 @@ unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
         model: string(o.model),
         evaluator: string(o.evaluator),
         measure_top_k: o.measure_top_k,
+        confidence: o.confidence,
         records: string(o.records),
         report: string(o.report),
         emit_transform: string(o.emit_transform),
@@ -148,11 +150,12 @@ pub unsafe extern "C" fn autosched_run_on_function(
 /// # Safety
 /// The pointers must be valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn autosched_default_options(beam_width: *mut i64, max_depth: *mut i64, measure_top_k: *mut i64) {
+pub unsafe extern "C" fn autosched_default_options(beam_width: *mut i64, max_depth: *mut i64, measure_top_k: *mut i64, confidence: *mut i64) {
     use crate::options::*;
     *beam_width = DEFAULT_BEAM_WIDTH;
     *max_depth = DEFAULT_MAX_DEPTH;
     *measure_top_k = DEFAULT_MEASURE_TOP_K;
+    *confidence = DEFAULT_CONFIDENCE;
 }
 
 /// Runs `f` for a Transform-dialect op under `catch_unwind`; its error becomes an error

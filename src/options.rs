@@ -49,6 +49,13 @@ pub const DEFAULT_MAX_DEPTH: i64 = 12;
 pub const MAX_SCHEDULE_LENGTH: i64 = 32;
 pub const DEFAULT_MEASURE_TOP_K: i64 = 3;
 pub const MAX_MEASURE_TOP_K: i64 = 64;
+/// Model mode applies a schedule only when the model gives at least this probability (in
+/// percent) that it beats the original by the margin: the low end of the model's interval
+/// at this one-sided level. 90 is the low end of the 80% interval the shipped model is
+/// calibrated to; 50 is the point estimate. onnx/coverage_sweep.py shows the trade-off.
+pub const DEFAULT_CONFIDENCE: i64 = 90;
+pub const MIN_CONFIDENCE: i64 = 50;
+pub const MAX_CONFIDENCE: i64 = 99;
 
 /// Options as the user wrote them (after MLIR parsed the scalars).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +68,7 @@ pub struct RawOptions {
     pub model: String,
     pub evaluator: String,
     pub measure_top_k: i64,
+    pub confidence: i64,
     pub records: String,
     pub report: String,
     pub emit_transform: String,
@@ -77,6 +85,7 @@ impl Default for RawOptions {
             model: String::new(),
             evaluator: "model".into(),
             measure_top_k: DEFAULT_MEASURE_TOP_K,
+            confidence: DEFAULT_CONFIDENCE,
             records: String::new(),
             report: String::new(),
             emit_transform: String::new(),
@@ -95,6 +104,8 @@ pub struct PassOptions {
     pub model: Option<PathBuf>,
     pub evaluator: Evaluator,
     pub measure_top_k: usize,
+    /// Model mode: the one-sided level, in percent, of the interval end that must clear the margin.
+    pub confidence: usize,
     /// The tuning records database (`records=`).
     pub records: Option<PathBuf>,
     /// Where each function's decision is written as a JSON line (`report=`).
@@ -171,6 +182,7 @@ impl RawOptions {
                 "model" => o.model = value.into(),
                 "evaluator" => o.evaluator = value.into(),
                 "measure-top-k" => o.measure_top_k = int("measure-top-k")?,
+                "confidence" => o.confidence = int("confidence")?,
                 "records" => o.records = value.into(),
                 "report" => o.report = value.into(),
                 "emit-transform" => o.emit_transform = value.into(),
@@ -185,6 +197,7 @@ impl RawOptions {
         let beam_width = in_range("beam-width", self.beam_width, 1, MAX_BEAM_WIDTH)?;
         let max_depth = in_range("max-depth", self.max_depth, 0, MAX_SCHEDULE_LENGTH)?;
         let measure_top_k = in_range("measure-top-k", self.measure_top_k, 1, MAX_MEASURE_TOP_K)?;
+        let confidence = in_range("confidence", self.confidence, MIN_CONFIDENCE, MAX_CONFIDENCE)?;
         let evaluator = self.evaluator.trim().parse()?;
         let model = match self.model.trim() {
             "" => None,
@@ -209,6 +222,7 @@ impl RawOptions {
             model,
             evaluator,
             measure_top_k,
+            confidence,
             records: path(&self.records),
             report: path(&self.report),
             emit_transform: path(&self.emit_transform),
@@ -237,6 +251,11 @@ mod tests {
         assert!(o.validate().unwrap_err().to_string().contains("'max-depth'"));
         let o = RawOptions { measure_top_k: -1, ..Default::default() };
         assert!(o.validate().unwrap_err().to_string().contains("'measure-top-k'"));
+        for bad in [49, 100] {
+            let o = RawOptions { confidence: bad, ..Default::default() };
+            assert!(o.validate().unwrap_err().to_string().contains("'confidence' must be in [50, 99]"));
+        }
+        assert_eq!(RawOptions::from_text("confidence=75").unwrap().validate().unwrap().confidence, 75);
     }
 
     #[test]

@@ -258,11 +258,14 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
             return Outcome::Unchanged;
         }
     }
-    let cfg = OptimizeConfig::new(
-        SearchConfig { beam_width: options.beam_width, max_depth: options.max_depth },
-        options.evaluator,
-        options.measure_top_k,
-    );
+    let cfg = OptimizeConfig {
+        confidence: options.confidence,
+        ..OptimizeConfig::new(
+            SearchConfig { beam_width: options.beam_width, max_depth: options.max_depth },
+            options.evaluator,
+            options.measure_top_k,
+        )
+    };
     let store = match &options.records {
         Some(path) => match records::shared(path) {
             Ok(s) => Some(s),

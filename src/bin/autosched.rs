@@ -1077,6 +1077,12 @@ struct OptimizeArgs {
     evaluator: String,
     #[arg(long, default_value_t = affine_autosched::options::DEFAULT_MEASURE_TOP_K as usize)]
     measure_top_k: usize,
+    /// With --evaluator model: apply a schedule only if the model gives it at least this
+    /// probability (percent, 50-99) of beating the original (50: the point estimate)
+    #[arg(long, default_value_t = affine_autosched::options::DEFAULT_CONFIDENCE as u64,
+          value_parser = clap::value_parser!(u64)
+              .range(affine_autosched::options::MIN_CONFIDENCE as u64..=affine_autosched::options::MAX_CONFIDENCE as u64))]
+    confidence: u64,
     /// Write each function's decision (schedule, predicted/measured speedup, candidates,
     /// times) as one JSON line to this file (schema: src/report.schema.json)
     #[arg(long)]
@@ -1115,11 +1121,14 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let cfg = OptimizeConfig::new(
-        SearchConfig { beam_width: args.beam_width.max(1), max_depth: args.max_depth },
-        evaluator,
-        args.measure_top_k.max(1),
-    );
+    let cfg = OptimizeConfig {
+        confidence: args.confidence as usize,
+        ..OptimizeConfig::new(
+            SearchConfig { beam_width: args.beam_width.max(1), max_depth: args.max_depth },
+            evaluator,
+            args.measure_top_k.max(1),
+        )
+    };
     let store = match &args.records {
         Some(path) => match affine_autosched::records::Store::open(path) {
             Ok(s) => Some(std::sync::Mutex::new(s)),

@@ -292,6 +292,8 @@ pub struct OptimizeConfig {
     /// Schedules measured among the finalists whatever the search thinks of them (hybrid and
     /// execution): the best ones of the tuning records from other machines.
     pub seeds: Vec<Schedule>,
+    /// Model mode: the one-sided level (percent) of the interval end that must clear the margin.
+    pub confidence: usize,
 }
 
 impl OptimizeConfig {
@@ -300,7 +302,8 @@ impl OptimizeConfig {
         // Candidates over 3x slower than the original in the check run are not timed again.
         let search_measure =
             crate::measure::MeasureConfig { warmup: 0, reps: 2, cutoff: Some(SEARCH_CUTOFF), ..Default::default() };
-        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new() }
+        let confidence = crate::options::DEFAULT_CONFIDENCE as usize;
+        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new(), confidence }
     }
 }
 
@@ -497,9 +500,25 @@ pub fn optimize(
         // beyond the margin (a single network is its own most pessimistic member).
         let model = model.ok_or(SearchError::NoModel)?;
         let original = members.get(&Schedule::default().to_string()).ok_or_else(|| SearchError::Features("the original was not scored".into()))?;
+        // The interval's low end at the asked confidence (the calibrated one by default).
+        let level = match model.interval_coverage() {
+            Some(coverage) => Some((cfg.confidence as f64 / 100.0, coverage)),
+            None => {
+                if cfg.confidence != crate::options::DEFAULT_CONFIDENCE as usize {
+                    decision.warnings.push(format!(
+                        "option 'confidence' ignored: the model {} has no calibrated interval (its members' extremes decide)",
+                        model.path().display()
+                    ));
+                }
+                None
+            }
+        };
         let pairs: Vec<(&Schedule, Interval)> = pessimistic_pool(&result.ranked, identity)
             .into_iter()
-            .filter_map(|s| members.get(&s.to_string()).map(|m| (s, Interval::of(m, original, model.interval_output()))))
+            .filter_map(|s| {
+                let i = Interval::of(members.get(&s.to_string())?, original, model.interval_output());
+                Some((s, level.map_or(i, |(p, c)| i.at_confidence(p, c))))
+            })
             .collect();
         match pessimistic_choice(&pairs) {
             Some((s, i)) => {
