@@ -35,11 +35,28 @@ pub struct ModelEvaluator<'a> {
     /// Every member's (or the interval's ends') prediction of each schedule scored, by its
     /// text: model mode weighs the ranked schedules by their intervals without predicting twice.
     pub members: HashMap<String, Vec<f32>>,
+    /// Score each schedule by the low end of its interval at this confidence (0.5-0.99)
+    /// instead of its point estimate: model mode decides by that end, so its beam keeps
+    /// what it would choose.
+    pub low_end: Option<f64>,
 }
 
 impl<'a> ModelEvaluator<'a> {
     pub fn new(program: &'a Program, model: &'a CostModel) -> Self {
-        ModelEvaluator { program, model, members: HashMap::new() }
+        ModelEvaluator { program, model, members: HashMap::new(), low_end: None }
+    }
+
+    /// A schedule's score from the model's outputs for it.
+    fn score(&self, m: &[f32]) -> f32 {
+        let point = crate::cost_model::geometric_mean(m);
+        let Some(confidence) = self.low_end else { return point };
+        let lo = m.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = m.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let i = crate::cost_model::Interval { point, lo, hi };
+        match (self.model.interval_output(), self.model.interval_coverage()) {
+            (true, Some(coverage)) => i.at_confidence(confidence, coverage).lo,
+            _ => lo,
+        }
     }
 }
 
@@ -67,7 +84,7 @@ impl Evaluator for ModelEvaluator<'_> {
         for chunk in featurized.chunks(MODEL_BATCH) {
             let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
             for ((i, _), m) in chunk.iter().zip(self.model.predict_members(&refs)?) {
-                out[*i] = Some(crate::cost_model::geometric_mean(&m));
+                out[*i] = Some(self.score(&m));
                 self.members.insert(schedules[*i].to_string(), m);
             }
         }

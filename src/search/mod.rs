@@ -219,18 +219,21 @@ fn next_prefixes(
 
 /// The search scored by the cost model.
 pub fn beam_search(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig) -> Result<SearchResult, SearchError> {
-    Ok(beam_search_with_members(func, program, model, cfg)?.0)
+    search(func, program, &mut ModelEvaluator::new(program, model), cfg)
 }
 
-/// [`beam_search`], with the model's members' predictions of every schedule it scored (by
-/// the schedule's text).
+/// [`beam_search`] ranking by the low end of each schedule's interval at `confidence`
+/// (model mode's own criterion), with the model's members' predictions of every schedule it
+/// scored (by the schedule's text).
 pub fn beam_search_with_members(
     func: Op,
     program: &Program,
     model: &CostModel,
     cfg: SearchConfig,
+    confidence: f64,
 ) -> Result<(SearchResult, HashMap<String, Vec<f32>>), SearchError> {
     let mut ev = ModelEvaluator::new(program, model);
+    ev.low_end = Some(confidence);
     let result = search(func, program, &mut ev, cfg)?;
     Ok((result, ev.members))
 }
@@ -259,7 +262,9 @@ pub const MIN_PREDICTED_GAIN: f32 = 1.05;
 const PESSIMISTIC_CANDIDATES: usize = 1024;
 
 /// The schedules model mode weighs by their pessimistic estimate: every ranked one but the
-/// identity whose point estimate clears the margin (a low end cannot clear it otherwise).
+/// identity whose score clears the margin over the identity's (a point, or a low end over
+/// the original's own low end: either way at least the low end over the original's point,
+/// the decision's ratio, so no schedule that could be chosen is left out).
 fn pessimistic_pool(ranked: &[Scored], identity: f32) -> Vec<&Schedule> {
     ranked
         .iter()
@@ -462,12 +467,14 @@ pub fn optimize(
     let mut warnings = Vec::new();
     let mut members = HashMap::new();
     let (result, mut measurements) = match cfg.evaluator {
-        EvaluatorKind::Model | EvaluatorKind::Hybrid => {
+        EvaluatorKind::Model => {
             let model = model.ok_or(SearchError::NoModel)?;
-            let (result, m) = beam_search_with_members(func, program, model, cfg.search)?;
+            let (result, m) = beam_search_with_members(func, program, model, cfg.search, cfg.confidence as f64 / 100.0)?;
             members = m;
             (result, 0)
         }
+        // Hybrid measures its finalists: the point estimate ranks them.
+        EvaluatorKind::Hybrid => (beam_search(func, program, model.ok_or(SearchError::NoModel)?, cfg.search)?, 0),
         EvaluatorKind::Execution => {
             let mut ev = ExecutionEvaluator::new(func, cfg.search_measure.clone())?;
             let r = search(func, program, &mut ev, cfg.search)?;
