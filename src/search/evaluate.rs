@@ -33,7 +33,8 @@ pub struct ModelEvaluator<'a> {
     program: &'a Program,
     model: &'a CostModel,
     /// Every member's (or the interval's ends') prediction of each schedule scored, by its
-    /// text: model mode weighs the ranked schedules by their intervals without predicting twice.
+    /// text, when ranking by the low end: model mode weighs the ranked schedules by their
+    /// intervals without predicting twice.
     pub members: HashMap<String, Vec<f32>>,
     /// Score each schedule by the low end of its interval at this confidence (0.5-0.99)
     /// instead of its point estimate: model mode decides by that end, so its beam keeps
@@ -85,7 +86,10 @@ impl Evaluator for ModelEvaluator<'_> {
             let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
             for ((i, _), m) in chunk.iter().zip(self.model.predict_members(&refs)?) {
                 out[*i] = Some(self.score(&m));
-                self.members.insert(schedules[*i].to_string(), m);
+                // Only model mode (ranking by the low end) reads them back.
+                if self.low_end.is_some() {
+                    self.members.insert(schedules[*i].to_string(), m);
+                }
             }
         }
         log::debug!(
