@@ -1,5 +1,7 @@
 // vectorize: after interchange the j loop is innermost and parallel; 48 iterations are a
 // multiple of 8 lanes. A is broadcast along j; B and C are read and written as vectors.
+// Every transfer is marked in bounds (it touches what the scalar iterations it replaces
+// touched): unmarked, LLVM masks each load and store.
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="interchange(L0, L0.0.0, L0.0); vectorize(L0.0:8)"}))' %s 2>/dev/null | FileCheck %s
 // The whole showcase recipe on the small gemm: the six steps compose.
@@ -9,10 +11,10 @@
 // CHECK:      affine.for %{{.*}} = 0 to 64 {
 // CHECK-NEXT:   affine.for %{{.*}} = 0 to 32 {
 // CHECK-NEXT:     affine.for %{{.*}} = 0 to 48 step 8 {
-// CHECK:            vector.transfer_read {{.*}} {permutation_map = #{{.*}}} : memref<64x32xf32>, vector<8xf32>
-// CHECK:            vector.transfer_read {{.*}} : memref<32x48xf32>, vector<8xf32>
+// CHECK:            vector.transfer_read {{.*}} {in_bounds = [true], permutation_map = #{{.*}}} : memref<64x32xf32>, vector<8xf32>
+// CHECK:            vector.transfer_read {{.*}} {in_bounds = [true]} : memref<32x48xf32>, vector<8xf32>
 // CHECK:            arith.mulf {{.*}} : vector<8xf32>
-// CHECK:            vector.transfer_write {{.*}} : vector<8xf32>, memref<64x48xf32>
+// CHECK:            vector.transfer_write {{.*}} {in_bounds = [true]} : vector<8xf32>, memref<64x48xf32>
 
 // ALL:      affine.parallel
 // ALL-COUNT-2: vector.transfer_write {{.*}} : vector<16xf32>, memref<64x48xf32>

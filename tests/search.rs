@@ -6,7 +6,7 @@ use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
 use affine_autosched::schedule::{Parallelize, Schedule, Transform};
 use affine_autosched::search::candidates::{candidates, combinations, Stage, STAGES};
-use affine_autosched::search::{beam_search, SearchConfig};
+use affine_autosched::search::{beam_search, decided_at_base, unroll_base, SearchConfig};
 use affine_autosched::transform;
 use std::path::PathBuf;
 
@@ -333,6 +333,89 @@ fn finalists_cover_distinct_loop_structures_first() {
     flipped.sort_by(|a, b| b.score.total_cmp(&a.score));
     let picked: Vec<String> = finalists(&flipped, 2).iter().map(|f| f.schedule.to_string()).collect();
     assert_eq!(picked, vec!["tile(L0:128); parallelize(L0.t)", "tile(L0.0:16)"]);
+}
+
+#[test]
+fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
+    // The search decides a parallelize after unrolls on the state without them
+    // (search::unroll_base) when no unrolled loop encloses the parallel one: it must never
+    // accept what a check of the whole schedule refuses, and refuse a legal step only where
+    // the unrolled loop itself is the one parallelized (a block of its iterations may hold
+    // a dependence that a plain iteration did not).
+    let (mut compared, mut refused, mut conservative) = (0, 0, 0);
+    for (file, prefix) in [
+        ("jacobi-2d.mlir", ""),
+        ("seidel-2d.mlir", ""),
+        ("gemm.mlir", "accumulate(L0.1)"),
+        ("gemm.mlir", "tile(L0:32, L0.1:32)"),
+        ("2mm.mlir", "distribute(L0.0); distribute(L0)"),
+        ("correlation.mlir", "distribute(L2.0); distribute(L2); accumulate(L3.0.0)"),
+        ("trmm.mlir", ""),
+    ] {
+        let m = benchmark(file);
+        let f = m.functions()[0];
+        let p = ir::analyze_function(f).unwrap().program;
+        let prefix: Schedule = prefix.parse().unwrap();
+        for unroll in candidates(&p, &prefix, Stage::Unroll) {
+            let mut state = prefix.clone();
+            state.steps.push(unroll);
+            if transform::check(f, &state).is_err() {
+                continue;
+            }
+            let (base, tree, unrolled) = unroll_base(&p, &state).expect("the state ends in an unroll");
+            assert_eq!(base, prefix);
+            let from = transform::Prefix::new(f, &state).unwrap();
+            let at_base = transform::Prefix::new(f, &base).unwrap();
+            let mut legal = Vec::new();
+            for step in candidates(&p, &state, Stage::Parallelize) {
+                let mut whole = state.clone();
+                whole.steps.push(step.clone());
+                let exact = transform::check(f, &whole);
+                if exact.is_ok() {
+                    legal.push(step.clone());
+                }
+                if !decided_at_base(&p, &tree, &step, &unrolled) {
+                    continue;
+                }
+                let got = from.check_from_base(&at_base, std::slice::from_ref(&step)).expect("parallelize splits its check");
+                compared += 1;
+                refused += exact.is_err() as usize;
+                match (&got, &exact) {
+                    (Ok(()), Err(e)) => panic!("{whole}: accepted from the base, refused whole: {e}"),
+                    (Err(_), Ok(())) => {
+                        let Transform::Parallelize(par) = &step else { unreachable!() };
+                        assert!(unrolled.contains(&par.target), "{whole}: refused from the base");
+                        conservative += 1;
+                    }
+                    _ => {}
+                }
+            }
+            for combo in combinations(&p, &state, Stage::Parallelize, &legal) {
+                if !combo.iter().all(|t| decided_at_base(&p, &tree, t, &unrolled)) {
+                    continue;
+                }
+                let mut whole = state.clone();
+                whole.steps.extend(combo.iter().cloned());
+                let got = from.check_from_base(&at_base, &combo).unwrap();
+                if got.is_ok() {
+                    transform::check(f, &whole).unwrap_or_else(|e| panic!("{whole}: accepted from the base: {e}"));
+                }
+                compared += 1;
+            }
+        }
+    }
+    // Refusals (time loops of the stencils, gemm's reduction loop) were among them.
+    assert!(compared > 100 && refused > 10, "{compared} compared, {refused} refused");
+    assert!(conservative * 10 < compared, "{conservative} of {compared} refused from the base only");
+    // A loop inside an unroll-and-jammed one is checked on the whole state: jamming merges
+    // the outer loop's iterations into it.
+    let m = benchmark("gemm.mlir");
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let (_, tree, unrolled) = unroll_base(&p, &"unroll(L0:2)".parse().unwrap()).unwrap();
+    for (step, decided) in [("parallelize(L0)", true), ("parallelize(L0.0)", false), ("tile(L0:32)", false)] {
+        let step: Schedule = step.parse().unwrap();
+        assert_eq!(decided_at_base(&p, &tree, &step.steps[0], &unrolled), decided, "{step}");
+    }
 }
 
 #[test]

@@ -21,6 +21,19 @@ extern "C" {
 int32_t autosched_tx_parallelize(MlirOperation func, const char *name,
                                  AutoschedTxReportFn fn, void *ctx);
 
+/// What autosched_tx_parallelize would decide for `name`, without changing `func`: the
+/// same refusals with the same reasons. With `dependences` zero, only what is cheap (the
+/// loops exist, none carries a reduction through iter_args): for a caller that knows the
+/// dependence verdict already (the search's shortcut, src/search/mod.rs).
+int32_t autosched_tx_parallelize_check(MlirOperation func, const char *name,
+                                       int32_t dependences,
+                                       AutoschedTxReportFn fn, void *ctx);
+
+/// autosched_tx_parallelize for a step already checked on this very function (or proven
+/// legal from a checked one): the dependence analysis is not run again.
+int32_t autosched_tx_parallelize_checked(MlirOperation func, const char *name,
+                                         AutoschedTxReportFn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,6 +143,22 @@ void peelRemainder(AffineForOp l, int64_t w) {
   rest.setLowerBound(ValueRange{split, lbv.getResult()}, AffineMap::get(2, 0, {d0, d1}, ctx));
 }
 
+/// Marks the transfers of a loop the vectorizer made in bounds. Every element one of them
+/// touches is one that a scalar iteration it replaces touched (unit stride, whole groups of
+/// the width: the remainder was peeled), and the original's accesses are in bounds (one
+/// outside its memref is undefined behaviour already). The vectorizer leaves them unmarked,
+/// and LLVM then masks every load and store: jacobi-2d's vectorized sweep ran at 0.24x of
+/// the scalar one on a 2-core AMD EPYC, where masked stores are slow.
+void markInBounds(AffineForOp loop) {
+  Builder b(loop.getContext());
+  loop.walk([&](Operation *op) {
+    if (auto r = dyn_cast<vector::TransferReadOp>(op))
+      r.setInBoundsAttr(b.getBoolArrayAttr(SmallVector<bool>(r.getVectorType().getRank(), true)));
+    else if (auto w = dyn_cast<vector::TransferWriteOp>(op))
+      w.setInBoundsAttr(b.getBoolArrayAttr(SmallVector<bool>(w.getVectorType().getRank(), true)));
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -221,6 +237,7 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
     if (!newLoop)
       return report.fail("cannot find the loop MLIR's vectorizer made of " + n);
     setName(newLoop, n);
+    markInBounds(newLoop);
   }
   return AUTOSCHED_TX_OK;
 }

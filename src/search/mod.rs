@@ -93,6 +93,8 @@ pub fn search(
     // The beam's states transformed, by schedule text: a child's is its parent's with the
     // child's steps run once more (not the whole schedule replayed at every stage).
     let mut prefixes: HashMap<String, transform::Prefix> = HashMap::new();
+    // States without their unrolls, where those decide a step's dependences (`unroll_base`).
+    let mut bases: HashMap<String, Option<transform::Prefix>> = HashMap::new();
     for &stage in STAGES {
         if !evaluator.scores(stage) {
             log::debug!("{stage:?}: skipped, the evaluator does not score it");
@@ -123,6 +125,23 @@ pub fn search(
                 }
             }
             let prefix = &prefixes[&key];
+            let base = unroll_base(program, &state.schedule).and_then(|(b, tree, unrolled)| {
+                let p = bases
+                    .entry(b.to_string())
+                    .or_insert_with(|| transform::Prefix::new(func, &b).map_err(|e| log::debug!("{b}: {e}")).ok());
+                p.as_ref().map(|p| (p, tree, unrolled))
+            });
+            // The verdict of `steps` after the state: from its base where that is sound.
+            let check = |steps: &[Transform]| {
+                if let Some((b, tree, unrolled)) = &base {
+                    if steps.iter().all(|t| decided_at_base(program, tree, t, unrolled)) {
+                        if let Some(r) = prefix.check_from_base(b, steps) {
+                            return r;
+                        }
+                    }
+                }
+                prefix.check(steps)
+            };
             let mut legal = Vec::new();
             for step in steps {
                 let mut s = state.schedule.clone();
@@ -131,7 +150,7 @@ pub fn search(
                 if !seen.insert(s.to_string()) {
                     continue;
                 }
-                match prefix.check(std::slice::from_ref(&step)) {
+                match check(std::slice::from_ref(&step)) {
                     Ok(()) => {
                         parent_of.insert(s.to_string(), (key.clone(), 1));
                         children.push(s);
@@ -150,7 +169,7 @@ pub fn search(
                 if !seen.insert(s.to_string()) {
                     continue;
                 }
-                match prefix.check(&combo) {
+                match check(&combo) {
                     Ok(()) => {
                         parent_of.insert(s.to_string(), (key.clone(), combo.len()));
                         children.push(s);
@@ -201,7 +220,8 @@ fn next_prefixes(
         let key = s.schedule.to_string();
         let Some((parent, added)) = parent_of.get(&key) else { continue };
         let Some(p) = prefixes.get(parent) else { continue };
-        match p.extend(&s.schedule.steps[s.schedule.steps.len() - added..]) {
+        // Checked already: the dependence analyses are not run again.
+        match p.extend_checked(&s.schedule.steps[s.schedule.steps.len() - added..]) {
             Ok(longer) => {
                 out.insert(key, longer);
             }
@@ -215,6 +235,46 @@ fn next_prefixes(
         }
     }
     out
+}
+
+/// A state ending in unrolls, without them: its schedule, loop tree and the unrolled loops.
+/// Unrolling (and unroll-and-jam) reorders and regroups iterations of the unrolled loop
+/// only, inside one iteration of every loop around it: a loop around it carries exactly the
+/// dependences it carried, and the unrolled loop itself none it did not (a new iteration is
+/// a block of old ones; at worst a base that finds it sequential refuses a legal step). So
+/// whether such a loop can run in parallel is decided on the base, where the body has not
+/// been copied k times (k^2 times the pairs of accesses to analyse), and several states
+/// share one base. A loop inside an unroll-and-jammed one is not: jamming merges
+/// iterations of the outer loop into it.
+pub fn unroll_base(program: &Program, schedule: &Schedule) -> Option<(Schedule, crate::schedule::tree::Scheduled, Vec<crate::schedule::LoopName>)> {
+    let n = schedule.steps.iter().rev().take_while(|t| matches!(t, Transform::Unroll(_))).count();
+    if n == 0 {
+        return None;
+    }
+    let cut = schedule.steps.len() - n;
+    let unrolled = schedule.steps[cut..]
+        .iter()
+        .filter_map(|t| match t {
+            Transform::Unroll(u) => Some(u.target.clone()),
+            _ => None,
+        })
+        .collect();
+    let base = Schedule { steps: schedule.steps[..cut].to_vec() };
+    let tree = crate::schedule::tree::Scheduled::new(program, &base).ok()?;
+    Some((base, tree, unrolled))
+}
+
+/// Whether `step`'s dependences are decided on the base of [`unroll_base`]: a parallelize
+/// of a loop that no unrolled loop encloses (the unrolled loop itself is fine).
+pub fn decided_at_base(
+    program: &Program,
+    tree: &crate::schedule::tree::Scheduled,
+    step: &Transform,
+    unrolled: &[crate::schedule::LoopName],
+) -> bool {
+    let Transform::Parallelize(p) = step else { return false };
+    let Some(n) = tree.node_named(program, &p.target) else { return false };
+    unrolled.iter().all(|u| tree.node_named(program, u).is_some_and(|x| !tree.inside(n, x)))
 }
 
 /// The search scored by the cost model.

@@ -134,6 +134,17 @@ impl Prefix {
     /// The prefix followed by `steps`, from this one's clone (the steps run once, not the
     /// whole schedule again): as [`Prefix::new`] on the longer schedule.
     pub fn extend(&self, steps: &[Transform]) -> Result<Prefix, TransformError> {
+        self.extend_with(steps, false)
+    }
+
+    /// As [`Prefix::extend`], for steps that [`Prefix::check`] (or
+    /// [`Prefix::check_from_base`]) accepted on this prefix: the analyses that decided their
+    /// verdict are not run again ([`crate::schedule::kinds::TransformKind::apply_checked`]).
+    pub fn extend_checked(&self, steps: &[Transform]) -> Result<Prefix, TransformError> {
+        self.extend_with(steps, true)
+    }
+
+    fn extend_with(&self, steps: &[Transform], checked: bool) -> Result<Prefix, TransformError> {
         let mut whole = self.schedule.clone();
         whole.steps.extend(steps.iter().cloned());
         check_names(&self.program, &whole)?;
@@ -142,9 +153,39 @@ impl Prefix {
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
         let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
         for (i, step) in steps.iter().enumerate() {
-            run_step(copy.0, self.schedule.steps.len() + i + 1, step)?;
+            let n = self.schedule.steps.len() + i + 1;
+            if checked {
+                let mut call = Call::new(copy.0);
+                let status = step.apply_checked(&mut call);
+                verdict(n, step, status, call)?;
+            } else {
+                run_step(copy.0, n, step)?;
+            }
         }
         Ok(longer)
+    }
+
+    /// Whether the prefix followed by `steps` applies, with their dependences decided on
+    /// `base`, this prefix without its last steps: `base` checks the steps (in its memo,
+    /// shared by every state with that base), this prefix only what the kinds check besides
+    /// ([`crate::schedule::kinds::TransformKind::check_given_dependences`]). The caller
+    /// vouches that the steps between `base` and this prefix make no dependence the steps
+    /// could violate (the search: unrolls of loops that do not enclose the step's loops).
+    /// None when a step's kind has no such split (check it with [`Prefix::check`]).
+    pub fn check_from_base(&self, base: &Prefix, steps: &[Transform]) -> Option<Result<(), TransformError>> {
+        let mut whole = self.schedule.clone();
+        whole.steps.extend(steps.iter().cloned());
+        if let Err(e) = check_names(&self.program, &whole) {
+            return Some(Err(e));
+        }
+        for (i, step) in steps.iter().enumerate() {
+            let mut call = Call::new(self.clone.0);
+            let status = step.check_given_dependences(&mut call)?;
+            if let Err(e) = verdict(self.schedule.steps.len() + i + 1, step, status, call) {
+                return Some(Err(e));
+            }
+        }
+        Some(base.check(steps))
     }
 
     /// Whether the prefix followed by `steps` applies (legal, verifies). A single step of a

@@ -88,6 +88,19 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     fn check_in_place(&self, _call: &mut Call, _memo: &mut Memo) -> Option<i32> {
         None
     }
+    /// The status [`TransformKind::apply`] would return on `call.func` (unchanged) when its
+    /// dependence verdict is known to be legal from elsewhere: only the cheap checks (the
+    /// loops exist, the step's structural conditions). None: the kind has no such split,
+    /// and its verdict must come from its own check.
+    fn check_given_dependences(&self, _call: &mut Call) -> Option<i32> {
+        None
+    }
+    /// As [`TransformKind::apply`], for a step already checked on this very function (or
+    /// proven legal from a check): the analyses that decided the verdict are not run again.
+    /// By default the same as `apply`.
+    fn apply_checked(&self, call: &mut Call) -> i32 {
+        self.apply(call)
+    }
     /// An upstream Transform-dialect op that does exactly what `apply` would do to the
     /// tagged clone `call.func` (which the step has not changed), for the scripts of
     /// `transform::script`. None (the default): the script uses `transform.autosched.step`.
@@ -221,6 +234,18 @@ macro_rules! registry {
             pub(crate) fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
                 match self {
                     $(Transform::$variant(k) => k.check_in_place(call, memo),)*
+                }
+            }
+
+            pub(crate) fn check_given_dependences(&self, call: &mut Call) -> Option<i32> {
+                match self {
+                    $(Transform::$variant(k) => k.check_given_dependences(call),)*
+                }
+            }
+
+            pub(crate) fn apply_checked(&self, call: &mut Call) -> i32 {
+                match self {
+                    $(Transform::$variant(k) => k.apply_checked(call),)*
                 }
             }
 

@@ -1,7 +1,7 @@
 //! `parallelize(L0)`: run the iterations of a loop in parallel (lowered to OpenMP). The
 //! loop becomes an `affine.parallel` and its name is gone for later steps.
 
-use super::{Names, Stage, TransformKind};
+use super::{Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
@@ -86,5 +86,50 @@ impl TransformKind for Parallelize {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; the name outlives the call.
         unsafe { ffi::autosched_tx_parallelize(call.func, name.as_ptr(), report, ctx) }
+    }
+
+    /// The dependence analysis decides alone (affineParallelize itself does not refuse what
+    /// it passed): learned once per loop name of a search state, for its plain step and
+    /// every combination that starts from it.
+    fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
+        let key = format!("parallelize {}", self.target);
+        let verdict = memo.entry(key).or_insert_with(|| {
+            let mut probe = Call::new(call.func);
+            let status = self.probe(&mut probe, true);
+            if status == ffi::AUTOSCHED_TX_OK as i32 {
+                Ok(Vec::new())
+            } else {
+                Err((status, probe.into_reason()))
+            }
+        });
+        match verdict {
+            Ok(_) => Some(ffi::AUTOSCHED_TX_OK as i32),
+            Err((status, why)) => {
+                call.say(why);
+                Some(*status)
+            }
+        }
+    }
+
+    fn check_given_dependences(&self, call: &mut Call) -> Option<i32> {
+        Some(self.probe(call, false))
+    }
+
+    fn apply_checked(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_parallelize_checked(call.func, name.as_ptr(), report, ctx) }
+    }
+}
+
+impl Parallelize {
+    /// Parallelize.cpp's checks on `call.func` without changing it (the dependence analysis
+    /// only with `dependences`).
+    fn probe(&self, call: &mut Call, dependences: bool) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live and only read; the name outlives the call.
+        unsafe { ffi::autosched_tx_parallelize_check(call.func, name.as_ptr(), dependences as i32, report, ctx) }
     }
 }
