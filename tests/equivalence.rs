@@ -244,7 +244,9 @@ fn crashes_and_hangs_are_reported() {
 #[test]
 fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
     // Same result, 40 times the work: with a cutoff of 3x its correctness-check run is its
-    // only time (and shows it slow); without one it is timed like the others.
+    // only time (and shows it slow); without one it is timed like the others. The reference
+    // runs milliseconds, not a fraction of one: a run of 0.1 ms preempted once under a
+    // parallel test load took as long as the slow variant's, which then was not cut off.
     let dir = std::env::temp_dir().join(format!("autosched-cutoff-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let body = |repeat: usize| {
@@ -255,8 +257,8 @@ fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
         )
     };
     let (fast_path, slow_path) = (dir.join("fast.mlir"), dir.join("slow.mlir"));
-    std::fs::write(&fast_path, body(1)).unwrap();
-    std::fs::write(&slow_path, body(40)).unwrap();
+    std::fs::write(&fast_path, body(20)).unwrap();
+    std::fs::write(&slow_path, body(800)).unwrap();
     let (fast, sig) = measure::variant_from_file(&fast_path, "f", "original", None).unwrap();
     let (mut slow, _) = measure::variant_from_file(&slow_path, "f", "slow", None).unwrap();
     slow.label = "slow".into();
