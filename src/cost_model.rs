@@ -264,6 +264,7 @@ impl CostModel {
     }
 
     fn open(path: &Path) -> Result<CostModel, ModelError> {
+        let started = std::time::Instant::now();
         let env = environment()?;
         let bad = |message: String| ModelError::BadModel { path: path.to_path_buf(), message };
         let session = guard(|| -> Result<Session, ModelError> {
@@ -275,6 +276,7 @@ impl CostModel {
             builder.commit_from_file(path).map_err(|e| bad(e.to_string()))
         })
         .map_err(bad)??;
+        log::debug!("{}: session ready in {:.3} s", path.display(), started.elapsed().as_secs_f64());
         let meta = session.metadata().map_err(|e| bad(e.to_string()))?;
         // A model trained on an earlier layout version is given that version's columns, and
         // is not asked about the kinds added since (`knows`).
