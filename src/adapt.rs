@@ -75,6 +75,7 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         resume_from: Vec::new(),
         quiet: (!cfg.no_quiet_wait).then(crate::measure::quiet::QuietPolicy::default),
         sizes: cfg.sizes,
+        remeasure: None,
     })?;
     log::info!("{} points measured in this run ({} programs already done)", summary.points, summary.skipped);
     let dataset = cfg.work.join("dataset.jsonl.gz");

@@ -279,3 +279,61 @@ fn datagen_end_to_end_with_a_kill_and_a_resume() {
     assert_eq!((n, dups), (after.len(), after.len()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn remeasure_measures_a_kinds_points_again_and_a_merge_replaces_them() {
+    let dir = std::env::temp_dir().join(format!("autosched-remeasure-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |extra: &[&str], out: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_autosched"))
+            .args(["datagen", "--seed", "3", "--schedules-per-program", "4", "--reps", "2", "--quiet", "--no-quiet-wait", "--sizes", "toy"])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let first = dir.join("first");
+    assert!(run(&["--programs", "4"], &first).status.success());
+    let old = dir.join("old.jsonl.gz");
+    datagen::merge(&[first.clone()], &old).unwrap();
+    let before = points(&first);
+    // A kind some points hold, and the points that hold it.
+    let kind_of = |s: &str| s.split('(').next().unwrap_or("").trim().to_string();
+    let kind = before.iter().find(|(_, s)| !s.is_empty()).map(|(_, s)| kind_of(s)).expect("a schedule");
+    let holds = |s: &str| s.split(';').any(|step| kind_of(step) == kind);
+    let wanted: BTreeSet<(String, String)> = before.iter().filter(|(_, s)| holds(s)).cloned().collect();
+    let again = dir.join("again");
+    let out = run(&["--remeasure", old.to_str().unwrap(), "--kind", &kind], &again);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = points(&again);
+    // Exactly those points, each program with its identity measured in the same batch.
+    let measured: BTreeSet<(String, String)> = after.iter().filter(|(_, s)| !s.is_empty()).cloned().collect();
+    assert_eq!(measured, wanted, "{kind}");
+    let programs: BTreeSet<&String> = wanted.iter().map(|(p, _)| p).collect();
+    for p in &programs {
+        assert!(after.contains(&((*p).clone(), String::new())), "{p} lacks its identity");
+    }
+    // Merged before the old dataset, the new points replace the old ones.
+    let merged = dir.join("merged.jsonl.gz");
+    let (n, dups) = datagen::merge(&[again.clone(), old.clone()], &merged).unwrap();
+    assert_eq!((n, dups), (before.len(), after.len()));
+    let time_of = |path: &std::path::Path| {
+        let mut m = std::collections::BTreeMap::new();
+        datagen::for_each_line(path, |l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            m.insert((v["program_id"].as_str().unwrap().to_string(), v["schedule"].as_str().unwrap().to_string()), v["time_s"].as_f64().unwrap());
+        })
+        .unwrap();
+        m
+    };
+    let (new, kept) = (time_of(&again.join("shard-0-of-1.jsonl")), time_of(&merged));
+    for (k, t) in &new {
+        assert_eq!(kept[k], *t, "{k:?} kept the old time");
+    }
+    // A kind that does not exist is an error, not an empty run.
+    let bad = run(&["--remeasure", old.to_str().unwrap(), "--kind", "vectorise"], &dir.join("bad"));
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no transformation kind 'vectorise'"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,6 +35,7 @@ fn a_batch_disturbed_while_it_runs_is_measured_again_then_kept_noisy() {
         // Do not wait before (the spinners never stop): only the check during the batch acts.
         quiet: Some(measure::quiet::QuietPolicy { max_wait: Duration::ZERO, window: Duration::from_millis(10), ..Default::default() }),
         sizes: programs::Sizes::Toy,
+        remeasure: None,
     };
     let summary = datagen::run(&cfg);
     for s in &mut spinners {

@@ -116,8 +116,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Programs in the whole dataset (this shard takes every n-th).
-        #[arg(long)]
-        programs: u64,
+        #[arg(long, required_unless_present = "remeasure")]
+        programs: Option<u64>,
         /// Schedules measured per program, besides the identity.
         #[arg(long, default_value_t = 16)]
         schedules_per_program: usize,
@@ -148,6 +148,15 @@ enum Command {
         /// beside a measurement spoils it). For several shards on one machine.
         #[arg(long)]
         no_quiet_wait: bool,
+        /// Instead of generating programs, measure again the points of this dataset (JSON
+        /// Lines, plain or .gz) whose schedule holds a `--kind` step, each program's with its
+        /// identity in one batch; merge the result before the old dataset
+        /// (`autosched merge NEW OLD`) to replace them.
+        #[arg(long, requires = "kind")]
+        remeasure: Option<PathBuf>,
+        /// The transformation kind whose points `--remeasure` measures again (e.g. vectorize).
+        #[arg(long, requires = "remeasure")]
+        kind: Option<String>,
     },
     /// Merge shard directories and JSON Lines files (plain or .gz) into one gzip-compressed
     /// JSON Lines file, without duplicate points.
@@ -1409,7 +1418,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
-        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, sizes, no_quiet_wait } => {
+        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, sizes, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -1420,10 +1429,11 @@ fn main() -> ExitCode {
             if let Some(t) = threads {
                 measure.threads = t.max(1);
             }
+            let remeasure = remeasure.zip(kind).map(|(dataset, kind)| affine_autosched::datagen::Remeasure { dataset, kind });
             datagen(affine_autosched::datagen::DatagenConfig {
-                seed, programs, schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
+                seed, programs: programs.unwrap_or(0), schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
                 quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
-                sizes,
+                sizes, remeasure,
             })
         }
         Command::Merge { inputs, out } => match affine_autosched::datagen::merge(&inputs, &out) {

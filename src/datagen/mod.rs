@@ -162,6 +162,78 @@ pub struct DatagenConfig {
     /// not look; for a machine where the generator runs beside its own shards).
     pub quiet: Option<measure::quiet::QuietPolicy>,
     pub sizes: programs::Sizes,
+    /// Measure again, instead of generating, the points of a dataset whose schedule holds
+    /// a step of a kind (e.g. after that kind's code generation changed).
+    pub remeasure: Option<Remeasure>,
+}
+
+/// `autosched datagen --remeasure DATASET --kind K`: the programs of DATASET that have
+/// points with a `K` step, each measured again with exactly those schedules and its
+/// identity in one interleaved batch (as generated batches are). The new points, merged
+/// before the old dataset (`autosched merge NEW OLD`), replace the old ones: a merge keeps
+/// the first copy of a (program, schedule).
+#[derive(Clone, Debug)]
+pub struct Remeasure {
+    pub dataset: PathBuf,
+    pub kind: String,
+}
+
+/// The programs of `r.dataset` with points of kind `r.kind` (in the dataset's order of first
+/// appearance), each with those points' schedules.
+pub fn remeasure_jobs(r: &Remeasure) -> Result<Vec<(GeneratedProgram, Vec<Schedule>)>, DatagenError> {
+    if !crate::schedule::kinds::NAMES.contains(&r.kind.as_str()) {
+        return Err(DatagenError::Program {
+            id: r.dataset.display().to_string(),
+            message: format!("no transformation kind '{}' (kinds: {})", r.kind, crate::schedule::kinds::NAMES.join(", ")),
+        });
+    }
+    #[derive(Deserialize)]
+    struct Point {
+        program_id: String,
+        seed: u64,
+        index: u64,
+        class: ProgramClass,
+        mlir: String,
+        schedule: String,
+    }
+    let mut jobs: Vec<(GeneratedProgram, Vec<Schedule>)> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut bad = None;
+    for_each_line(&r.dataset, |line| {
+        let Ok(point) = serde_json::from_str::<Point>(line) else { return };
+        let schedule: Schedule = match point.schedule.parse() {
+            Ok(s) => s,
+            Err(e) => {
+                bad.get_or_insert(DatagenError::Program { id: point.program_id.clone(), message: format!("{}: {e}", point.schedule) });
+                return;
+            }
+        };
+        if !schedule.steps.iter().any(|t| t.kind() == r.kind) {
+            return;
+        }
+        let k = *at.entry(point.program_id.clone()).or_insert_with(|| {
+            let p = GeneratedProgram { id: point.program_id, seed: point.seed, index: point.index, class: point.class, mlir: point.mlir };
+            jobs.push((p, Vec::new()));
+            jobs.len() - 1
+        });
+        if !jobs[k].1.contains(&schedule) {
+            jobs[k].1.push(schedule);
+        }
+    })?;
+    match bad {
+        Some(e) => Err(e),
+        None => Ok(jobs),
+    }
+}
+
+/// The batch of `p` with exactly `schedules` (each must still apply: a refusal is an error).
+pub fn given_batch(p: &GeneratedProgram, schedules: &[Schedule]) -> Result<Batch, DatagenError> {
+    let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
+    let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
+    let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
+    let program = ir::analyze_function(func).map_err(|e| fail(e.to_string()))?.program;
+    let signature = measure::Signature::of(func).map_err(|e| fail(e.to_string()))?;
+    Ok(Batch { program, schedules: schedules.to_vec(), mlir: batch_module(p, schedules)?, signature, refused: 0 })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -462,9 +534,18 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         })?;
     }
     let machine = Machine::detect(cfg.measure.threads);
-    let indices: Vec<u64> = (0..cfg.programs).filter(|i| i % cfg.shard.1 == cfg.shard.0).collect();
+    // Each job: a program, with the schedules to measure (None: drawn by random walks).
+    let jobs: Vec<(u64, Option<(GeneratedProgram, Vec<Schedule>)>)> = match &cfg.remeasure {
+        None => (0..cfg.programs).filter(|i| i % cfg.shard.1 == cfg.shard.0).map(|i| (i, None)).collect(),
+        Some(r) => remeasure_jobs(r)?
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| *i as u64 % cfg.shard.1 == cfg.shard.0)
+            .map(|(i, j)| (i as u64, Some(j)))
+            .collect(),
+    };
     let bar = if cfg.progress {
-        indicatif::ProgressBar::new(indices.len() as u64)
+        indicatif::ProgressBar::new(jobs.len() as u64)
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -481,15 +562,25 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         f.write_all(text.as_bytes()).map_err(io(path))?;
         f.sync_data().map_err(io(path))
     };
-    for &index in &indices {
+    for (index, given) in jobs {
         bar.inc(1);
-        let p = programs::generate_sized(cfg.seed, index, cfg.sizes);
+        let (p, batch) = match given {
+            None => {
+                let p = programs::generate_sized(cfg.seed, index, cfg.sizes);
+                (p, None)
+            }
+            Some((p, schedules)) => (p, Some(schedules)),
+        };
         if done.contains(&p.id) {
             summary.skipped += 1;
             continue;
         }
         let program_start = std::time::Instant::now();
-        let outcome = build_batch(&p, cfg.schedules_per_program).and_then(|mut b| {
+        let batch = match batch {
+            None => build_batch(&p, cfg.schedules_per_program),
+            Some(schedules) => given_batch(&p, &schedules),
+        };
+        let outcome = batch.and_then(|mut b| {
             // Compiled and checked; now the timing, on a quiet machine.
             let mut retries = 0;
             loop {
