@@ -125,17 +125,16 @@ pub fn search(
                 }
             }
             let prefix = &prefixes[&key];
-            let base = unroll_base(program, &state.schedule).and_then(|(b, tree, unrolled)| {
-                let p = bases
-                    .entry(b.to_string())
-                    .or_insert_with(|| transform::Prefix::new(func, &b).map_err(|e| log::debug!("{b}: {e}")).ok());
-                p.as_ref().map(|p| (p, tree, unrolled))
-            });
-            // The verdict of `steps` after the state: from its base where that is sound.
-            let check = |steps: &[Transform]| {
+            let base = unroll_base(program, &state.schedule);
+            // The verdict of `steps` after the state: from its base where that is sound (the
+            // base's clone is built only for a step it decides).
+            let mut check = |steps: &[Transform]| {
                 if let Some((b, tree, unrolled)) = &base {
                     if steps.iter().all(|t| decided_at_base(program, tree, t, unrolled)) {
-                        if let Some(r) = prefix.check_from_base(b, steps) {
+                        let at_base = bases
+                            .entry(b.to_string())
+                            .or_insert_with(|| transform::Prefix::new(func, b).map_err(|e| log::debug!("{b}: {e}")).ok());
+                        if let Some(r) = at_base.as_ref().and_then(|p| prefix.check_from_base(p, steps)) {
                             return r;
                         }
                     }
