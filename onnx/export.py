@@ -35,7 +35,7 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import data as data_mod  # noqa: E402
-from model import INDEXED_INPUT_NAMES, CostModel, Ensemble, Indexed, to_indexed  # noqa: E402
+from model import SHARED_INPUT_NAMES, CostModel, Ensemble, Shared, to_shared  # noqa: E402
 
 
 def load_model(checkpoint):
@@ -50,24 +50,19 @@ def load_model(checkpoint):
 
 def export(model, data, path, max_depth):
     # Example sizes of at least 2, so that no dynamic size is specialized to 1.
-    idx = np.arange(min(4, len(data)))
-    x = indexed_inputs(data.padded_inputs(idx, max_depth, at_least=2))
-    b, k, s, c, u = (torch.export.Dim(n) for n in ("B", "K", "S", "C", "U"))
+    # A point of each of the first programs: distinct computations, so that U is not 1 either.
+    idx = np.unique(data.program, return_index=True)[1][:4]
+    x = to_shared(*data.padded_inputs(idx, max_depth, at_least=2), at_least=2)
+    b, s, c, u, n = (torch.export.Dim(n) for n in ("B", "S", "C", "U", "N"))
     dyn = {
-        "unique_comps": {0: u}, "comp_index": {0: b, 1: k},
-        "comp_children": {0: b, 2: s, 3: c}, "comp_counts": {0: b, 2: s},
-        "loop_children": {0: b, 2: s, 3: c}, "loop_counts": {0: b, 2: s},
+        "unique_comps": {0: u},
+        "node_comps": {1: n, 2: c}, "node_comp_counts": {1: n},
+        "node_loops": {1: n, 2: c}, "node_loop_counts": {1: n},
         "root_children": {0: b, 1: s}, "root_counts": {0: b},
     }
-    torch.onnx.export(Indexed(model).eval(), tuple(x), str(path), input_names=INDEXED_INPUT_NAMES,
+    torch.onnx.export(Shared(model).eval(), tuple(x), str(path), input_names=SHARED_INPUT_NAMES,
                       output_names=["speedup"], dynamic_shapes=dyn, dynamo=True, external_data=False,
                       verbose=False, report=False, optimize=True)
-
-
-def indexed_inputs(x):
-    """The model's inputs with the computation vectors given once each (the graph's form)."""
-    unique, index = to_indexed(x[0])
-    return [unique, index, *x[1:]]
 
 
 def min_work(data, cfg):
@@ -105,7 +100,7 @@ def parity(model, session, data, programs, max_depth, tolerance):
         x = data.padded_inputs(idx, max_depth)
         with torch.no_grad():
             ref = model(*x).numpy()
-        got = session.run(None, {n: t.numpy() for n, t in zip(INDEXED_INPUT_NAMES, indexed_inputs(x))})[0]
+        got = session.run(None, {n: t.numpy() for n, t in zip(SHARED_INPUT_NAMES, to_shared(*x))})[0]
         worst = max(worst, float(np.max(np.abs(got - ref) / np.abs(ref))))
         # An ensemble's prediction is its members' geometric mean (as on the Rust side).
         torch_pred[idx] = np.exp(np.log(ref).mean(axis=-1)) if ref.ndim == 2 else ref

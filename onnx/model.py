@@ -10,7 +10,9 @@ The recursion is written level by level over padded index tables (the layout of
 src/features/tensors.rs): the same code trains in PyTorch and exports to one ONNX graph
 that scores a whole batch of candidates, with only the depth fixed (MAX_DEPTH levels).
 Padding never changes a result: padded children lie past the counts, and a node's
-summary is the LSTM's output at its last real child.
+summary is the LSTM's output at its last real child. Training runs over each candidate's
+tree (`forward`); the exported graph over the distinct nodes of a batch's trees
+(`shared`), which a search stage's candidates mostly share: the same arithmetic per node.
 """
 
 import math
@@ -128,15 +130,6 @@ class CostModel(nn.Module):
         return self.from_embeddings(e, comp_children, comp_counts, loop_children, loop_counts,
                                     root_children, root_counts)
 
-    def indexed(self, unique_comps, comp_index, comp_children, comp_counts, loop_children, loop_counts,
-                root_children, root_counts):
-        """As forward, with the computation vectors given once each (`unique_comps`, [U, F])
-        and `comp_index` ([B, K]) naming each candidate's: the candidates of one search
-        stage share most of theirs, and the computation MLP is most of the model's time."""
-        e = self.embed_rows(unique_comps)[comp_index]
-        return self.from_embeddings(e, comp_children, comp_counts, loop_children, loop_counts,
-                                    root_children, root_counts)
-
     def from_embeddings(self, e, comp_children, comp_counts, loop_children, loop_counts,
                         root_children, root_counts):
         b = e.shape[0]
@@ -150,7 +143,36 @@ class CostModel(nn.Module):
         # The virtual root: its loop children are the top-level nests.
         hl = self.summarize(self.loop_lstm, below, root_children.unsqueeze(1), root_counts.unsqueeze(1), self.no_loops)
         hc = self.no_comps.view(1, 1, h).expand(b, 1, h)
-        program = self.unit(hc, hl).reshape(b, h)
+        return self.output(self.unit(hc, hl).reshape(b, h))
+
+    def shared(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
+               root_children, root_counts):
+        """As forward, over the distinct nodes of a batch's trees (the exported form, `to_shared`):
+        a node's embedding depends only on its children, and the candidates of one search stage
+        share most of their subtrees (a step on one nest of a program leaves the others' alone),
+        so each distinct node is summarized once. `node_comps` [D, N, C] indexes the distinct
+        computations, `node_loops` [D, N, C] the nodes of the level below, `root_children`
+        [B, S] the nodes of level 0. The same weights and arithmetic per node as forward."""
+        e = self.embed_rows(unique_comps).unsqueeze(0)
+        d, n = node_comps.shape[0], node_comps.shape[1]
+        b = root_children.shape[0]
+        h = self.embed
+        below = torch.zeros(1, n, h, dtype=e.dtype, device=e.device)
+        for level in range(d - 1, -1, -1):
+            hc = self.summarize(self.comp_lstm, e, node_comps[level].unsqueeze(0),
+                                node_comp_counts[level].unsqueeze(0), self.no_comps)
+            hl = self.summarize(self.loop_lstm, below, node_loops[level].unsqueeze(0),
+                                node_loop_counts[level].unsqueeze(0), self.no_loops)
+            below = self.unit(hc, hl)
+        # The virtual roots, one per candidate, as the slots of one level above level 0.
+        hl = self.summarize(self.loop_lstm, below, root_children.unsqueeze(0), root_counts.unsqueeze(0),
+                            self.no_loops).reshape(b, h)
+        hc = self.no_comps.view(1, h).expand(b, h)
+        return self.output(self.unit(hc, hl))
+
+    def output(self, program):
+        """[B, embed] program embeddings -> the model's output (see forward)."""
+        b = program.shape[0]
         # Speedups are positive and span orders of magnitude: predict their logarithm.
         if self.laplace:
             out = self.head(program)
@@ -191,31 +213,76 @@ class Ensemble(torch.nn.Module):
         inputs = (comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts)
         return torch.stack([m(*inputs) for m in self.members], dim=-1)
 
-    def indexed(self, *inputs):
-        return torch.stack([m.indexed(*inputs) for m in self.members], dim=-1)
+    def shared(self, *inputs):
+        return torch.stack([m.shared(*inputs) for m in self.members], dim=-1)
 
 
-# The exported graph's inputs: the computation vectors once each, and each candidate's by index.
-INDEXED_INPUT_NAMES = ["unique_comps", "comp_index"] + INPUT_NAMES[1:]
+# The exported graph's inputs since the shared form: the distinct computations and the
+# distinct nodes of the batch's trees, per level (`to_shared`), and each candidate's root.
+SHARED_INPUT_NAMES = ["unique_comps", "node_comps", "node_comp_counts", "node_loops", "node_loop_counts",
+                      "root_children", "root_counts"]
 
 
-class Indexed(torch.nn.Module):
-    """The exported form of a CostModel or an Ensemble (`indexed`)."""
+class Shared(torch.nn.Module):
+    """The exported form of a CostModel or an Ensemble (`shared`)."""
 
     def __init__(self, model):
         super().__init__()
         self.model = model
 
-    # Named like INDEXED_INPUT_NAMES: the exporter keys dynamic shapes by argument name.
-    def forward(self, unique_comps, comp_index, comp_children, comp_counts, loop_children, loop_counts,
+    # Named like SHARED_INPUT_NAMES: the exporter keys dynamic shapes by argument name.
+    def forward(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
                 root_children, root_counts):
-        return self.model.indexed(unique_comps, comp_index, comp_children, comp_counts, loop_children,
-                                  loop_counts, root_children, root_counts)
+        return self.model.shared(unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
+                                 root_children, root_counts)
 
 
-def to_indexed(comps):
-    """[B, K, F] computation vectors -> ([U, F] distinct rows, [B, K] int64 index)."""
-    a = comps.numpy() if isinstance(comps, torch.Tensor) else comps
-    b, k, f = a.shape
-    unique, inverse = np.unique(a.reshape(b * k, f), axis=0, return_inverse=True)
-    return torch.from_numpy(np.ascontiguousarray(unique)), torch.from_numpy(inverse.reshape(b, k).astype(np.int64))
+def to_shared(comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts,
+              at_least=1):
+    """Per-candidate padded inputs (INPUT_NAMES) -> the shared form (SHARED_INPUT_NAMES): the
+    distinct computation vectors, and per level the distinct nodes, a node being its ordered
+    computation children (distinct ids) and loop children (node ids of the level below). The
+    Rust side builds the same tables (src/features/tensors.rs, `Shared`). Padding entries are
+    0 and lie past the counts; every size is at least `at_least`."""
+    a = lambda t: t.numpy() if isinstance(t, torch.Tensor) else np.asarray(t)
+    comps, cc, ccount, lc, lcount, rc, rcount = map(a, (comps, comp_children, comp_counts, loop_children,
+                                                         loop_counts, root_children, root_counts))
+    b, k, f = comps.shape
+    d = cc.shape[1]
+    unique, inverse = np.unique(comps.reshape(b * k, f), axis=0, return_inverse=True)
+    uid = inverse.reshape(b, k)
+    levels = []  # per level: {key: id}, in id order
+    below = None  # [b, S] node ids of the level below, -1 where no node
+    for level in range(d - 1, -1, -1):
+        ids = {}
+        here = np.full((b, cc.shape[2]), -1, dtype=np.int64)
+        for i in range(b):
+            for s in range(cc.shape[2]):
+                nc, nl = int(ccount[i, level, s]), int(lcount[i, level, s])
+                if nc + nl == 0:
+                    continue
+                key = (tuple(int(uid[i, x]) for x in cc[i, level, s, :nc]),
+                       tuple(int(below[i, x]) for x in lc[i, level, s, :nl]))
+                here[i, s] = ids.setdefault(key, len(ids))
+        levels.append(ids)
+        below = here
+    levels.reverse()
+    n = max([at_least] + [len(ids) for ids in levels])
+    c = max([at_least] + [len(x) for ids in levels for key in ids for x in key])
+    node_comps = np.zeros((d, n, c), dtype=np.int64)
+    node_loops = np.zeros((d, n, c), dtype=np.int64)
+    node_comp_counts = np.zeros((d, n), dtype=np.int64)
+    node_loop_counts = np.zeros((d, n), dtype=np.int64)
+    for level, ids in enumerate(levels):
+        for (cs, ls), j in ids.items():
+            node_comps[level, j, :len(cs)] = cs
+            node_loops[level, j, :len(ls)] = ls
+            node_comp_counts[level, j], node_loop_counts[level, j] = len(cs), len(ls)
+    s = max(at_least, int(rcount.max()) if b else 1)
+    roots = np.zeros((b, s), dtype=np.int64)
+    for i in range(b):
+        r = int(rcount[i])
+        roots[i, :r] = below[i, rc[i, :r]]
+    t = torch.from_numpy
+    return [t(np.ascontiguousarray(unique)), t(node_comps), t(node_comp_counts), t(node_loops),
+            t(node_loop_counts), t(roots), t(rcount.astype(np.int64))]

@@ -9,7 +9,7 @@
 //! typed error: the caller leaves the IR untouched.
 
 use crate::features::layout;
-use crate::features::tensors::{Batch, INDEXED_COMPS, INPUTS};
+use crate::features::tensors::{Batch, Shared, INDEXED_COMPS, INPUTS, SHARED_INPUTS};
 use crate::features::Featurized;
 use crate::limits::MAX_DEPTH;
 use ort::session::Session;
@@ -54,9 +54,19 @@ pub struct CostModel {
     /// The smallest work ([`crate::features::work`]) of the programs it was trained on
     /// (metadata `min_work`; none in models exported before it was recorded).
     min_work: Option<f64>,
-    /// The graph takes each distinct computation vector once (`INDEXED_COMPS`) rather than
-    /// every candidate's (`INPUTS`, models exported before the indexed form).
-    indexed: bool,
+    /// What the graph takes (from its input names).
+    form: Form,
+}
+
+/// The input forms graphs have been exported in, newest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// Each distinct computation vector and each distinct tree node once (`SHARED_INPUTS`).
+    Shared,
+    /// Each distinct computation vector once, every candidate's tree (`INDEXED_COMPS` + `INPUTS`).
+    Indexed,
+    /// Every candidate's computations and tree (`INPUTS`).
+    Plain,
 }
 
 /// The geometric mean of positive predictions (the ensemble's point estimate).
@@ -307,16 +317,22 @@ impl CostModel {
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let plain: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
         let by_index: Vec<&str> = INDEXED_COMPS.iter().chain(&INPUTS[1..]).map(|(n, _)| *n).collect();
-        let indexed = names == by_index;
-        if !indexed && names != plain {
-            return Err(bad(format!("inputs are {names:?}, expected {by_index:?} (or {plain:?})")));
-        }
+        let shared: Vec<&str> = SHARED_INPUTS.iter().map(|(n, _)| *n).collect();
+        let form = if names == shared {
+            Form::Shared
+        } else if names == by_index {
+            Form::Indexed
+        } else if names == plain {
+            Form::Plain
+        } else {
+            return Err(bad(format!("inputs are {names:?}, expected {shared:?} (or {by_index:?}, or {plain:?})")));
+        };
         let file_hash = {
             use sha2::{Digest, Sha256};
             let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
             crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
         };
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, coverage, version, columns, file_hash, min_work, indexed })
+        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, coverage, version, columns, file_hash, min_work, form })
     }
 
     pub fn path(&self) -> &Path {
@@ -373,16 +389,50 @@ impl CostModel {
         if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
             return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
         }
+        if self.form == Form::Shared {
+            return self.predict_shared(Shared::encode(items));
+        }
         self.predict_batch_members(Batch::encode(items))
     }
 
-    /// Predicted speedups of an encoded batch (an ensemble's geometric mean).
-    pub fn predict_batch(&self, batch: Batch) -> Result<Vec<f32>, ModelError> {
-        Ok(self.predict_batch_members(batch)?.iter().map(|m| geometric_mean(m)).collect())
+    /// Every member's prediction of every item of a batch in the shared form.
+    fn predict_shared(&self, batch: Shared) -> Result<Vec<Vec<f32>>, ModelError> {
+        let batch = match &self.columns {
+            Some(columns) if batch.f == layout::FEATURES => batch.project(columns),
+            _ => batch,
+        };
+        let inf = |e: ort::Error| ModelError::Inference(e.to_string());
+        let (b, u, n, c) = (batch.b, batch.u, batch.n, batch.c);
+        let started = std::time::Instant::now();
+        let shapes = batch.shapes();
+        let result = guard(|| -> Result<Vec<f32>, ModelError> {
+            let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
+            let inputs = ort::inputs![
+                "unique_comps" => Tensor::from_array((shapes[0].clone(), batch.unique_comps)).map_err(inf)?,
+                "node_comps" => t(1, batch.node_comps)?,
+                "node_comp_counts" => t(2, batch.node_comp_counts)?,
+                "node_loops" => t(3, batch.node_loops)?,
+                "node_loop_counts" => t(4, batch.node_loop_counts)?,
+                "root_children" => t(5, batch.root_children)?,
+                "root_counts" => t(6, batch.root_counts)?,
+            ];
+            self.run(inputs)
+        })
+        .map_err(ModelError::Inference)??;
+        log::trace!("batch of {b} ({u} distinct computations, {n} nodes per level, {c} children): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+        split_members(result, b)
     }
 
-    /// Every member's prediction of every item of an encoded batch.
-    pub fn predict_batch_members(&self, batch: Batch) -> Result<Vec<Vec<f32>>, ModelError> {
+    fn run(&self, inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)>) -> Result<Vec<f32>, ModelError> {
+        let inf = |e: ort::Error| ModelError::Inference(e.to_string());
+        let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+        let outputs = session.run(inputs).map_err(inf)?;
+        let (_, values) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
+        Ok(values.to_vec())
+    }
+
+    /// Every member's prediction of every item of a batch in the per-candidate forms.
+    fn predict_batch_members(&self, batch: Batch) -> Result<Vec<Vec<f32>>, ModelError> {
         let batch = match &self.columns {
             Some(columns) if batch.f == layout::FEATURES => batch.project(columns),
             _ => batch,
@@ -392,7 +442,7 @@ impl CostModel {
         let started = std::time::Instant::now();
         let dims = (batch.k, batch.s, batch.c);
         let shapes = batch.shapes();
-        let (first, distinct) = if self.indexed {
+        let (first, distinct) = if self.form == Form::Indexed {
             let (unique, u, index) = batch.distinct_comps();
             let comps = Tensor::from_array((vec![u, batch.f], unique)).map_err(inf)?;
             let index = Tensor::from_array((vec![batch.b, batch.k], index)).map_err(inf)?;
@@ -412,20 +462,21 @@ impl CostModel {
                 "root_children" => t(5, batch.root_children)?,
                 "root_counts" => t(6, batch.root_counts)?,
             ]);
-            let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
-            let outputs = session.run(inputs).map_err(inf)?;
-            let (_, values) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
-            Ok(values.to_vec())
+            self.run(inputs)
         })
         .map_err(ModelError::Inference)??;
         log::trace!("batch of {b} (computations, slots, children {dims:?}; {distinct} computation rows run): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
-        // [b] for one network, [b, members] for an ensemble.
-        if b == 0 || result.is_empty() || result.len() % b != 0 {
-            return Err(ModelError::Inference(format!("{} outputs for {b} candidates", result.len())));
-        }
-        let members = result.len() / b;
-        Ok(result.chunks(members).map(|c| c.to_vec()).collect())
+        split_members(result, b)
     }
+}
+
+/// The output's rows: [b] for one network, [b, members] for an ensemble.
+fn split_members(result: Vec<f32>, b: usize) -> Result<Vec<Vec<f32>>, ModelError> {
+    if b == 0 || result.is_empty() || result.len() % b != 0 {
+        return Err(ModelError::Inference(format!("{} outputs for {b} candidates", result.len())));
+    }
+    let members = result.len() / b;
+    Ok(result.chunks(members).map(|c| c.to_vec()).collect())
 }
 
 /// Loads the model `path`, or the shipped one when `None`.

@@ -2,7 +2,7 @@
 //! a transformation changes.
 
 use affine_autosched::features::layout::{self, Kind, FEATURES};
-use affine_autosched::features::tensors::Batch;
+use affine_autosched::features::tensors::{Batch, Shared};
 use affine_autosched::features::{featurize, FeatureError, Featurized, ModelNode};
 use affine_autosched::ir::{self, Program};
 use affine_autosched::limits::{MAX_ACCESSES, MAX_DEPTH};
@@ -319,6 +319,47 @@ fn batches_pad_to_their_own_maxima() {
     assert_eq!(&batch.comps[..FEATURES], &a.comps[0][..]);
     let one = Batch::encode(&[&a]);
     assert_eq!((one.k, one.s, one.c), (2, 1, 1));
+}
+
+#[test]
+fn the_shared_form_holds_each_distinct_node_once() {
+    // 2mm: two nests. A step on the second leaves the first nest's nodes as they were.
+    let p = programs("2mm.mlir").remove(0);
+    let id = feat(&p, "");
+    let par = feat(&p, "parallelize(L1)");
+    let one = Shared::encode(&[&id]);
+    let both = Shared::encode(&[&id, &par]);
+    let twice = Shared::encode(&[&id, &id]);
+    // The same candidate twice: the tables of one, two roots naming the same nodes.
+    assert_eq!((twice.u, twice.n, twice.c), (one.u, one.n, one.c));
+    assert_eq!(twice.node_comps, one.node_comps);
+    assert_eq!(twice.node_loops, one.node_loops);
+    assert_eq!(&twice.root_children[..twice.s], &twice.root_children[twice.s..]);
+    // Nodes per level: the identity's, plus only the second nest's (changed) ones.
+    let nodes = |s: &Shared| (s.node_comp_counts.iter().zip(&s.node_loop_counts)).filter(|(c, l)| **c + **l > 0).count();
+    let per_tree = |f: &Featurized| f.tree.levels.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(nodes(&one), per_tree(&id));
+    assert!(nodes(&both) < per_tree(&id) + per_tree(&par), "{} nodes", nodes(&both));
+    assert!(nodes(&both) > nodes(&one));
+    // The first root is shared, the second is not.
+    assert_eq!(both.root_counts, vec![2, 2]);
+    assert_eq!(both.root_children[0], both.root_children[both.s]);
+    assert_ne!(both.root_children[1], both.root_children[both.s + 1]);
+    // Every child index points at a real row or node.
+    let (d, n, c) = (MAX_DEPTH, both.n, both.c);
+    for level in 0..d {
+        for j in 0..n {
+            let at = level * n + j;
+            for x in 0..both.node_comp_counts[at] as usize {
+                assert!((both.node_comps[at * c + x] as usize) < both.u);
+            }
+            for x in 0..both.node_loop_counts[at] as usize {
+                let child = both.node_loops[at * c + x] as usize;
+                let below = (level + 1) * n + child;
+                assert!(level + 1 < d && both.node_comp_counts[below] + both.node_loop_counts[below] > 0);
+            }
+        }
+    }
 }
 
 #[test]

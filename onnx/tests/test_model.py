@@ -84,3 +84,30 @@ def test_gradients_reach_every_part(featurized):
         g = dict(m.named_parameters())[name].grad
         assert g is not None and bool(torch.isfinite(g).all()), name
     assert float(np.abs(dict(m.named_parameters())["comp_lstm.weight_ih_l0"].grad.numpy()).sum()) > 0
+
+
+def test_the_shared_form_predicts_what_each_tree_predicts(featurized):
+    """The exported form (model.shared over to_shared's distinct nodes) gives every candidate
+    what its own tree gives, and shares what candidates have in common."""
+    torch.manual_seed(6)
+    m = model_mod.CostModel(featurized.layout["features"]).eval()
+    d = featurized
+    depth = d.layout["max_depth"]
+    shared_somewhere = False
+    for idx in data_mod.batches(d, range(len(d.programs)), 32, None, 3)[:8]:
+        x = d.padded_inputs(idx, depth)
+        sh = model_mod.to_shared(*x)
+        with torch.no_grad():
+            assert torch.allclose(m(*x), m.shared(*sh), rtol=1e-5, atol=0)
+        # Nodes per level never exceed the candidates' own nodes; equal subtrees count once.
+        nodes = int((x[2] + x[4] > 0).sum())
+        distinct = int((sh[2] + sh[4] > 0).sum())
+        assert distinct <= nodes
+        shared_somewhere |= distinct < nodes
+    assert shared_somewhere
+    # A batch of one candidate twice has the nodes of one.
+    i = [0, 0]
+    sh = model_mod.to_shared(*d.padded_inputs(i, depth))
+    one = model_mod.to_shared(*d.padded_inputs([0], depth))
+    assert all(torch.equal(a, b) for a, b in zip(sh[:5], one[:5]))
+    assert torch.equal(sh[5][0], sh[5][1])

@@ -383,3 +383,50 @@ def test_a_laplace_interval_trains_calibrates_and_exports(trained, tmp_path):
     with torch.no_grad():
         out = m(*d.inputs(list(range(min(8, len(d))))))
     assert out.shape[1] == 2 and bool((out[:, 1] > out[:, 0]).all())
+
+
+def test_graphs_of_the_earlier_input_forms_still_load_and_agree(trained, tmp_path):
+    """Graphs exported before the shared form (every candidate's tree: computation vectors
+    per candidate, or given once each with an index) are still read by the Rust side, and
+    give what the shared form gives."""
+    import numpy as np
+    import torch
+    from model import INPUT_NAMES
+
+    tmp, model = trained
+    net, _ = export.load_model(tmp / "run" / "model.pt")
+
+    class Indexed(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, unique_comps, comp_index, comp_children, comp_counts, loop_children, loop_counts,
+                    root_children, root_counts):
+            return self.m(unique_comps[comp_index], comp_children, comp_counts, loop_children, loop_counts,
+                          root_children, root_counts)
+
+    data = data_mod.Featurized(tmp / "features")
+    idx = np.unique(data.program, return_index=True)[1][:4]
+    x = data.padded_inputs(idx, data.layout["max_depth"], at_least=2)
+    b, k, s, c, u = (torch.export.Dim(n) for n in ("B", "K", "S", "C", "U"))
+    tree = {"comp_children": {0: b, 2: s, 3: c}, "comp_counts": {0: b, 2: s}, "loop_children": {0: b, 2: s, 3: c},
+            "loop_counts": {0: b, 2: s}, "root_children": {0: b, 1: s}, "root_counts": {0: b}}
+    flat = x[0].reshape(-1, x[0].shape[-1])
+    index = torch.arange(flat.shape[0]).reshape(x[0].shape[:2])
+    forms = {
+        # (Dynamic shapes in the inputs' order: the exporter pairs them with the names so.)
+        "plain": (net, tuple(x), INPUT_NAMES, {"comps": {0: b, 1: k}, **tree}),
+        "indexed": (Indexed(net), (flat, index, *x[1:]), ["unique_comps", "comp_index"] + INPUT_NAMES[1:],
+                    {"unique_comps": {0: u}, "comp_index": {0: b, 1: k}, **tree}),
+    }
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    for name, (module, args, names, dyn) in forms.items():
+        d = tmp_path / name
+        d.mkdir()
+        path = d / "model.onnx"
+        torch.onnx.export(module.eval(), args, str(path), input_names=names, output_names=["speedup"],
+                          dynamic_shapes=dyn, dynamo=True, external_data=False, verbose=False, report=False)
+        export.set_metadata(path, meta)
+        (d / "reference.json").write_text((model.parent / "reference.json").read_text())
+        assert_rust_matches_reference(path, d)

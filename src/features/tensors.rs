@@ -154,6 +154,145 @@ impl Batch {
     }
 }
 
+/// What a graph exported in the shared form (`onnx/export.py` since it, `model.py`'s
+/// `shared`) takes: the batch's distinct computation vectors, its trees' distinct nodes per
+/// level, and each candidate's root.
+pub const SHARED_INPUTS: &[(&str, &str)] = &[
+    ("unique_comps", "f32[U,F]"),
+    ("node_comps", "i64[D,N,C]"),
+    ("node_comp_counts", "i64[D,N]"),
+    ("node_loops", "i64[D,N,C]"),
+    ("node_loop_counts", "i64[D,N]"),
+    ("root_children", "i64[B,S]"),
+    ("root_counts", "i64[B]"),
+];
+
+/// A batch in the shared form: each distinct computation vector once (`u` rows), and per
+/// level each distinct node once (`n` slots per level), a node being its ordered computation
+/// children (rows of `unique_comps`) and loop children (nodes of the level below). A node's
+/// embedding depends only on its children, and the candidates of one search stage share most
+/// of their subtrees (a step on one nest leaves the other nests' nodes as they were), so the
+/// model summarizes each once instead of once per candidate. The same tables as
+/// `onnx/model.py`'s `to_shared`; padding entries are 0 and lie past the counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shared {
+    pub b: usize,
+    pub u: usize,
+    /// Features per computation: [`FEATURES`], or fewer after [`Shared::project`].
+    pub f: usize,
+    pub n: usize,
+    pub c: usize,
+    pub s: usize,
+    pub unique_comps: Vec<f32>,
+    pub node_comps: Vec<i64>,
+    pub node_comp_counts: Vec<i64>,
+    pub node_loops: Vec<i64>,
+    pub node_loop_counts: Vec<i64>,
+    pub root_children: Vec<i64>,
+    pub root_counts: Vec<i64>,
+}
+
+impl Shared {
+    pub fn encode(items: &[&Featurized]) -> Shared {
+        use std::collections::HashMap;
+        let d = MAX_DEPTH;
+        let mut row_of: HashMap<Vec<u32>, i64> = HashMap::new();
+        let mut unique_comps = Vec::new();
+        // Each candidate's computations as rows of `unique_comps`.
+        let rows: Vec<Vec<i64>> = items
+            .iter()
+            .map(|f| {
+                f.comps
+                    .iter()
+                    .map(|v| {
+                        let next = row_of.len() as i64;
+                        *row_of.entry(v.iter().map(|x| x.to_bits()).collect()).or_insert_with(|| {
+                            unique_comps.extend_from_slice(v);
+                            next
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        // Bottom-up: a node's key holds its children's ids, so equal subtrees get equal ids.
+        type Key = (Vec<i64>, Vec<i64>);
+        let mut levels: Vec<Vec<Key>> = vec![Vec::new(); d];
+        let mut below: Vec<Vec<i64>> = vec![Vec::new(); items.len()];
+        for level in (0..d).rev() {
+            let mut ids: HashMap<Key, i64> = HashMap::new();
+            for (i, f) in items.iter().enumerate() {
+                let nodes = f.tree.levels.get(level).map(Vec::as_slice).unwrap_or(&[]);
+                let here: Vec<i64> = nodes
+                    .iter()
+                    .map(|node| {
+                        let key: Key = (
+                            node.comps.iter().map(|&c| rows[i][c]).collect(),
+                            node.loops.iter().map(|&l| below[i][l]).collect(),
+                        );
+                        let next = ids.len() as i64;
+                        *ids.entry(key.clone()).or_insert_with(|| {
+                            levels[level].push(key);
+                            next
+                        })
+                    })
+                    .collect();
+                below[i] = here;
+            }
+        }
+        let n = levels.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let c = levels.iter().flatten().map(|(cs, ls)| cs.len().max(ls.len())).max().unwrap_or(0).max(1);
+        let s = items.iter().map(|f| f.tree.roots.len()).max().unwrap_or(0).max(1);
+        let mut out = Shared {
+            b: items.len(),
+            u: row_of.len(),
+            f: FEATURES,
+            n,
+            c,
+            s,
+            unique_comps,
+            node_comps: vec![0; d * n * c],
+            node_comp_counts: vec![0; d * n],
+            node_loops: vec![0; d * n * c],
+            node_loop_counts: vec![0; d * n],
+            root_children: vec![0; items.len() * s],
+            root_counts: vec![0; items.len()],
+        };
+        for (level, keys) in levels.iter().enumerate() {
+            for (j, (cs, ls)) in keys.iter().enumerate() {
+                let node = level * n + j;
+                out.node_comp_counts[node] = cs.len() as i64;
+                out.node_loop_counts[node] = ls.len() as i64;
+                out.node_comps[node * c..node * c + cs.len()].copy_from_slice(cs);
+                out.node_loops[node * c..node * c + ls.len()].copy_from_slice(ls);
+            }
+        }
+        for (i, f) in items.iter().enumerate() {
+            out.root_counts[i] = f.tree.roots.len() as i64;
+            for (x, &r) in f.tree.roots.iter().enumerate() {
+                out.root_children[i * s + x] = below[i][r];
+            }
+        }
+        out
+    }
+
+    /// Keeps, of every computation vector, the features at `columns` (see [`Batch::project`]).
+    pub fn project(mut self, columns: &[usize]) -> Shared {
+        let mut comps = Vec::with_capacity(self.u * columns.len());
+        for row in self.unique_comps.chunks_exact(self.f.max(1)).take(self.u) {
+            comps.extend(columns.iter().map(|&c| row[c]));
+        }
+        self.unique_comps = comps;
+        self.f = columns.len();
+        self
+    }
+
+    /// Shapes of the inputs, in [`SHARED_INPUTS`] order.
+    pub fn shapes(&self) -> [Vec<usize>; 7] {
+        let (d, n, c) = (MAX_DEPTH, self.n, self.c);
+        [vec![self.u, self.f], vec![d, n, c], vec![d, n], vec![d, n, c], vec![d, n], vec![self.b, self.s], vec![self.b]]
+    }
+}
+
 /// Element types `.npy` files are written with.
 pub trait NpyElem: Copy {
     const DESCR: &'static str;
