@@ -414,3 +414,13 @@ fn work_counts_the_iterations_of_every_computation() {
     let sum: f64 = f.comps.iter().map(|v| (v[col] as f64).exp_m1()).sum();
     assert!((sum / affine_autosched::features::work(&gemm()) - 1.0).abs() < 1e-4, "{sum}");
 }
+
+#[test]
+fn the_log_transform_is_sign_times_ln_1p_bit_for_bit() {
+    let mut xs: Vec<f64> = (-300..300).map(|k| k as f64).collect();
+    xs.extend([0.5, -0.5, 255.5, 1e9, -1e9, 3.25, 0.0, -0.0, 1e-7]);
+    for x in xs {
+        let want = (x.signum() * x.abs().ln_1p()) as f32;
+        assert_eq!(layout::log_transform(x).to_bits(), want.to_bits(), "{x}");
+    }
+}

@@ -228,7 +228,16 @@ pub fn kinds() -> &'static [Kind] {
 
 /// The log transform of non-boolean features.
 pub fn log_transform(x: f64) -> f32 {
-    (x.signum() * x.abs().ln_1p()) as f32
+    // Most fields are zero or small integers (access matrices, counts): those come from a
+    // table of the same values (featurizing the search's candidates was mostly ln_1p).
+    const SMALL: usize = 256;
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let a = x.abs();
+    if a < SMALL as f64 && a.fract() == 0.0 {
+        let table = TABLE.get_or_init(|| (0..SMALL).map(|k| (k as f64).ln_1p()).collect());
+        return (x.signum() * table[a as usize]) as f32;
+    }
+    (x.signum() * a.ln_1p()) as f32
 }
 
 /// A layout in the machine-readable form the trainer reads (onnx/layout.json).

@@ -115,6 +115,7 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
     if grids.iter().any(|g| g.is_empty()) {
         return None;
     }
+    let footprint = Footprint::new(program, &roles, band.len());
     let mut best: Option<(f64, Vec<u32>, u64)> = None;
     let mut sizes = vec![0u32; band.len()];
     let total: usize = grids.iter().map(|g| g.len()).product();
@@ -123,7 +124,7 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
             sizes[k] = g[index % g.len()];
             index /= g.len();
         }
-        let lines = tile_lines(program, &roles, &sizes);
+        let lines = footprint.lines(&sizes);
         let bytes = (lines * LINE_BYTES as f64) as u64;
         if bytes > budget {
             continue;
@@ -149,7 +150,7 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
         }
     }
     let (_, sizes, bytes) = best?;
-    let lines = tile_lines(program, &roles, &sizes);
+    let lines = footprint.lines(&sizes);
     Some(TileChoice {
         footprint_bytes: bytes,
         budget_bytes: budget,
@@ -165,67 +166,100 @@ enum Role {
     Fixed,
 }
 
-/// Cache lines one tile of `sizes` touches: per buffer and linear part of the subscripts
-/// (references that differ by a constant, a stencil's neighbours, share their lines), the
-/// box spanned over the tile, the contiguous dimension counted in lines.
-fn tile_lines(program: &Program, roles: &[(CompId, Vec<Role>)], sizes: &[u32]) -> f64 {
-    let mut boxes: HashMap<(usize, Vec<Vec<i64>>), Vec<(f64, i64, i64)>> = HashMap::new();
-    for (c, r) in roles {
-        let comp = &program.computations[*c];
-        let range: Vec<f64> = r
-            .iter()
-            .map(|role| match role {
-                Role::Band(k) => sizes[*k] as f64,
-                Role::Full(t) => *t as f64,
-                Role::Fixed => 1.0,
-            })
-            .collect();
-        for a in std::iter::once(&comp.store).chain(&comp.loads) {
-            let cols = comp.iterators.len();
-            let linear: Vec<Vec<i64>> = a.matrix.iter().map(|row| row[..cols.min(row.len())].to_vec()).collect();
-            let spans: Vec<(f64, i64, i64)> = a
-                .matrix
-                .iter()
-                .map(|row| {
-                    let span = 1.0 + row.iter().zip(&range).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
-                    let offset = row.get(cols).copied().unwrap_or(0);
-                    (span, offset, offset)
-                })
-                .collect();
-            match boxes.get_mut(&(a.buffer, linear.clone())) {
-                Some(b) => {
-                    for (have, new) in b.iter_mut().zip(spans) {
-                        have.1 = have.1.min(new.1);
-                        have.2 = have.2.max(new.2);
+/// The boxes one tile touches, prepared once per band: per buffer and linear part of the
+/// subscripts (references that differ by a constant, a stencil's neighbours, share their
+/// lines; the first such reference gives the box its span), per dimension the span's part
+/// that does not depend on the sizes, its weight per band position, and the constant offsets
+/// the references add.
+struct Footprint {
+    boxes: Vec<TileBox>,
+}
+
+struct TileBox {
+    /// Elements per cache line of the buffer, and its shape.
+    per_line: f64,
+    shape: Vec<i64>,
+    /// Per dimension: (span at sizes of 1, weight per band position, lowest and highest offset).
+    dims: Vec<(f64, Vec<f64>, i64, i64)>,
+}
+
+impl Footprint {
+    fn new(program: &Program, roles: &[(CompId, Vec<Role>)], band: usize) -> Footprint {
+        let mut at: HashMap<(usize, Vec<Vec<i64>>), usize> = HashMap::new();
+        let mut boxes: Vec<TileBox> = Vec::new();
+        for (c, r) in roles {
+            let comp = &program.computations[*c];
+            for a in std::iter::once(&comp.store).chain(&comp.loads) {
+                let cols = comp.iterators.len();
+                let linear: Vec<Vec<i64>> = a.matrix.iter().map(|row| row[..cols.min(row.len())].to_vec()).collect();
+                let offsets = a.matrix.iter().map(|row| row.get(cols).copied().unwrap_or(0));
+                match at.get(&(a.buffer, linear.clone())) {
+                    Some(&i) => {
+                        for (have, offset) in boxes[i].dims.iter_mut().zip(offsets) {
+                            have.2 = have.2.min(offset);
+                            have.3 = have.3.max(offset);
+                        }
                     }
-                }
-                None => {
-                    boxes.insert((a.buffer, linear), spans);
+                    None => {
+                        // Span of a row: 1 + Σ |m| (range - 1), the range of a band loop being
+                        // its size, of a loop below the band its trip count, of one above 1.
+                        let dims = a
+                            .matrix
+                            .iter()
+                            .zip(offsets)
+                            .map(|(row, offset)| {
+                                let mut base = 1.0;
+                                let mut weights = vec![0.0; band];
+                                for (m, role) in row.iter().zip(r) {
+                                    let m = m.unsigned_abs() as f64;
+                                    match role {
+                                        Role::Band(k) => weights[*k] += m,
+                                        Role::Full(t) => base += m * (*t as f64 - 1.0),
+                                        Role::Fixed => {}
+                                    }
+                                }
+                                (base, weights, offset, offset)
+                            })
+                            .collect();
+                        let buf = &program.buffers[a.buffer];
+                        at.insert((a.buffer, linear), boxes.len());
+                        boxes.push(TileBox {
+                            per_line: (LINE_BYTES / buf.element_type.bytes()).max(1) as f64,
+                            shape: buf.shape.clone(),
+                            dims,
+                        });
+                    }
                 }
             }
         }
+        Footprint { boxes }
     }
-    boxes
-        .iter()
-        .map(|((buffer, _), dims)| {
-            let buf = &program.buffers[*buffer];
-            let per_line = (LINE_BYTES / buf.element_type.bytes()).max(1) as f64;
-            let last = dims.len().saturating_sub(1);
-            dims.iter()
-                .enumerate()
-                .map(|(r, (span, lo, hi))| {
-                    let mut extent = span + (hi - lo) as f64;
-                    if let Some(d) = buf.shape.get(r) {
-                        extent = extent.min((*d).max(1) as f64);
-                    }
-                    if r == last {
-                        // A row of `extent` elements at a random alignment: its expected lines.
-                        (extent - 1.0) / per_line + 1.0
-                    } else {
-                        extent
-                    }
-                })
-                .product::<f64>()
-        })
-        .sum()
+
+    /// Cache lines one tile of `sizes` touches: the box each buffer's references span over
+    /// the tile, the contiguous dimension counted in lines.
+    fn lines(&self, sizes: &[u32]) -> f64 {
+        self.boxes
+            .iter()
+            .map(|b| {
+                let last = b.dims.len().saturating_sub(1);
+                b.dims
+                    .iter()
+                    .enumerate()
+                    .map(|(r, (base, weights, lo, hi))| {
+                        let span = base + weights.iter().zip(sizes).map(|(w, s)| w * (*s as f64 - 1.0)).sum::<f64>();
+                        let mut extent = span + (hi - lo) as f64;
+                        if let Some(d) = b.shape.get(r) {
+                            extent = extent.min((*d).max(1) as f64);
+                        }
+                        if r == last {
+                            // A row of `extent` elements at a random alignment: its expected lines.
+                            (extent - 1.0) / b.per_line + 1.0
+                        } else {
+                            extent
+                        }
+                    })
+                    .product::<f64>()
+            })
+            .sum()
+    }
 }
