@@ -55,17 +55,44 @@ pub struct Featurized {
 
 /// Featurizes `program` under `schedule` (which must name the program's loops).
 pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, FeatureError> {
-    if program.nests.is_empty() {
-        return Err(FeatureError::Empty);
+    Featurizer::new(program).featurize(schedule)
+}
+
+/// Featurizes one program under many schedules: what no schedule changes (each
+/// computation's accesses, types, operations, sizes: all but the loop part of its vector)
+/// is computed once. The search featurizes hundreds of candidates per stage.
+pub struct Featurizer<'a> {
+    program: &'a Program,
+    ranges: Vec<(i64, i64)>,
+    /// Per computation, its vector with the loop part zero (or why it has none).
+    statics: Vec<Result<Vec<f32>, FeatureError>>,
+}
+
+impl<'a> Featurizer<'a> {
+    pub fn new(program: &'a Program) -> Featurizer<'a> {
+        let ranges = loop_ranges(program);
+        let statics = program.computations.iter().map(|c| static_vector(program, &ranges, c.id)).collect();
+        Featurizer { program, ranges, statics }
     }
-    let sched = Scheduled::new(program, schedule)?;
-    let ranges = loop_ranges(program);
-    let comps = program
-        .computations
-        .iter()
-        .map(|c| computation_vector(program, &sched, &ranges, c.id))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Featurized { comps, tree: model_tree(&sched) })
+
+    pub fn featurize(&self, schedule: &Schedule) -> Result<Featurized, FeatureError> {
+        if self.program.nests.is_empty() {
+            return Err(FeatureError::Empty);
+        }
+        let sched = Scheduled::new(self.program, schedule)?;
+        let mut scratch = vec![0f64; layout::ACCESS_PART];
+        let comps = self
+            .statics
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                let mut v = v.clone()?;
+                loop_part(self.program, &sched, &self.ranges, c, &mut scratch, &mut v);
+                Ok(v)
+            })
+            .collect::<Result<Vec<_>, FeatureError>>()?;
+        Ok(Featurized { comps, tree: model_tree(&sched) })
+    }
 }
 
 /// The program's work: iterations of all its computations together, counted as the
@@ -140,47 +167,15 @@ fn elem_bytes(t: ElemType) -> i64 {
     t.bytes()
 }
 
-fn computation_vector(
-    program: &Program,
-    sched: &Scheduled,
-    ranges: &[(i64, i64)],
-    comp: CompId,
-) -> Result<Vec<f32>, FeatureError> {
+/// A computation's vector without its loop part (zero there), log-transformed: what no
+/// schedule changes.
+fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Result<Vec<f32>, FeatureError> {
     let c = &program.computations[comp];
     if c.iterators.len() > MAX_DEPTH {
         return Err(FeatureError::TooDeep { comp: c.name.clone(), depth: c.iterators.len() });
     }
     let mut v = vec![0f64; FEATURES];
-    let mut iterations: f64 = 1.0;
-    let enclosing = sched.enclosing(comp);
-    for (level, &orig) in c.iterators.iter().enumerate() {
-        let l = &program.loops[orig];
-        let f = |name| layout::loop_field(level, name);
-        let ext = extent(program, ranges, orig);
-        iterations *= ext.max(1) as f64;
-        v[f("present")] = 1.0;
-        v[f("lower")] = l.lower.constant as f64;
-        v[f("upper")] = l.upper.constant as f64;
-        v[f("extent")] = ext as f64;
-        v[f("step")] = l.step as f64;
-        v[f("non_rectangular")] = l.is_non_rectangular() as u8 as f64;
-        v[f("reduction")] = c.reduction_loops.contains(&orig) as u8 as f64;
-
-        // The loops around the computation now (after fusion, the loops it merged into;
-        // after distribution, the copies that hold it).
-        let live = sched.live(orig);
-        let around = |level: u8| enclosing.iter().find(|e| e.loop_id == live && e.tile == level).copied();
-        let point = around(0).unwrap_or(Ent::point(live));
-        let tile = around(1).unwrap_or(point.at_level(1));
-        let tile2 = around(2).unwrap_or(point.at_level(2));
-        if let Some(node) = sched.node_of(point) {
-            v[f("final_depth")] = sched.depth(node) as f64;
-            v[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
-        }
-        // What each kind of step left on this loop (its section of the layout).
-        crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, tile2, comp, level }, &mut |name, x| v[f(name)] = x);
-    }
-
+    let iterations: f64 = c.iterators.iter().map(|&l| extent(program, ranges, l).max(1) as f64).product();
     let accesses: Vec<(&Access, bool)> =
         std::iter::once((&c.store, true)).chain(c.loads.iter().map(|a| (a, false))).collect();
     for (i, (a, is_store)) in accesses.iter().take(MAX_ACCESSES).enumerate() {
@@ -217,8 +212,48 @@ fn computation_vector(
     v[layout::scalar_field("iterations")] = iterations;
     v[layout::scalar_field("store_elements")] = store_buf.shape.iter().map(|d| *d as f64).product::<f64>();
     v[layout::scalar_field("position")] = comp as f64;
+    Ok(transformed(&v, layout::kinds()))
+}
 
-    Ok(v.iter().zip(layout::kinds()).map(|(x, k)| if *k == Kind::Log { layout::log_transform(*x) } else { *x as f32 }).collect())
+/// The loop part of a computation's vector under `sched` (`v[..ACCESS_PART]`), through
+/// `scratch` (that many values, overwritten).
+fn loop_part(program: &Program, sched: &Scheduled, ranges: &[(i64, i64)], comp: CompId, scratch: &mut [f64], v: &mut [f32]) {
+    let c = &program.computations[comp];
+    scratch.fill(0.0);
+    let enclosing = sched.enclosing(comp);
+    for (level, &orig) in c.iterators.iter().enumerate() {
+        let l = &program.loops[orig];
+        let f = |name| layout::loop_field(level, name);
+        let ext = extent(program, ranges, orig);
+        scratch[f("present")] = 1.0;
+        scratch[f("lower")] = l.lower.constant as f64;
+        scratch[f("upper")] = l.upper.constant as f64;
+        scratch[f("extent")] = ext as f64;
+        scratch[f("step")] = l.step as f64;
+        scratch[f("non_rectangular")] = l.is_non_rectangular() as u8 as f64;
+        scratch[f("reduction")] = c.reduction_loops.contains(&orig) as u8 as f64;
+
+        // The loops around the computation now (after fusion, the loops it merged into;
+        // after distribution, the copies that hold it).
+        let live = sched.live(orig);
+        let around = |level: u8| enclosing.iter().find(|e| e.loop_id == live && e.tile == level).copied();
+        let point = around(0).unwrap_or(Ent::point(live));
+        let tile = around(1).unwrap_or(point.at_level(1));
+        let tile2 = around(2).unwrap_or(point.at_level(2));
+        if let Some(node) = sched.node_of(point) {
+            scratch[f("final_depth")] = sched.depth(node) as f64;
+            scratch[f("innermost")] = (!sched.has_loop_children(node)) as u8 as f64;
+        }
+        // What each kind of step left on this loop (its section of the layout).
+        crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, tile2, comp, level }, &mut |name, x| scratch[f(name)] = x);
+    }
+    let kinds = &layout::kinds()[..layout::ACCESS_PART];
+    v[..layout::ACCESS_PART].copy_from_slice(&transformed(scratch, kinds));
+}
+
+/// Raw feature values as the model reads them: the log transform on non-boolean fields.
+fn transformed(v: &[f64], kinds: &[Kind]) -> Vec<f32> {
+    v.iter().zip(kinds).map(|(x, k)| if *k == Kind::Log { layout::log_transform(*x) } else { *x as f32 }).collect()
 }
 
 /// The scheduled tree without tile-space loops, level by level.

@@ -4,7 +4,7 @@
 use super::SearchError;
 use std::collections::HashMap;
 use crate::cost_model::CostModel;
-use crate::features::{featurize, Featurized};
+use crate::features::{Featurized, Featurizer};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
 use crate::schedule::{Schedule, Stage};
@@ -30,7 +30,7 @@ pub trait Evaluator {
 const MODEL_BATCH: usize = 256;
 
 pub struct ModelEvaluator<'a> {
-    program: &'a Program,
+    featurizer: Featurizer<'a>,
     model: &'a CostModel,
     /// Every member's (or the interval's ends') prediction of each schedule scored, by its
     /// text, when ranking by the low end: model mode weighs the ranked schedules by their
@@ -44,7 +44,7 @@ pub struct ModelEvaluator<'a> {
 
 impl<'a> ModelEvaluator<'a> {
     pub fn new(program: &'a Program, model: &'a CostModel) -> Self {
-        ModelEvaluator { program, model, members: HashMap::new(), low_end: None }
+        ModelEvaluator { featurizer: Featurizer::new(program), model, members: HashMap::new(), low_end: None }
     }
 
     /// A schedule's score from the model's outputs for it.
@@ -75,7 +75,7 @@ impl Evaluator for ModelEvaluator<'_> {
                 log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
                 continue;
             }
-            match featurize(self.program, s) {
+            match self.featurizer.featurize(s) {
                 Ok(f) => featurized.push((i, f)),
                 Err(e) if s.is_identity() => return Err(SearchError::Features(e.to_string())),
                 Err(e) => log::debug!("{s}: not featurized: {e}"),
