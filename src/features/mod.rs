@@ -212,7 +212,7 @@ fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Resu
     v[layout::scalar_field("iterations")] = iterations;
     v[layout::scalar_field("store_elements")] = store_buf.shape.iter().map(|d| *d as f64).product::<f64>();
     v[layout::scalar_field("position")] = comp as f64;
-    Ok(transformed(&v, layout::kinds()))
+    Ok(v.iter().zip(layout::kinds()).map(|(x, k)| transform(*x, *k)).collect())
 }
 
 /// The loop part of a computation's vector under `sched` (`v[..ACCESS_PART]`), through
@@ -247,13 +247,18 @@ fn loop_part(program: &Program, sched: &Scheduled, ranges: &[(i64, i64)], comp: 
         // What each kind of step left on this loop (its section of the layout).
         crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, tile2, comp, level }, &mut |name, x| scratch[f(name)] = x);
     }
-    let kinds = &layout::kinds()[..layout::ACCESS_PART];
-    v[..layout::ACCESS_PART].copy_from_slice(&transformed(scratch, kinds));
+    for ((out, x), k) in v.iter_mut().zip(scratch.iter()).zip(layout::kinds()) {
+        *out = transform(*x, *k);
+    }
 }
 
-/// Raw feature values as the model reads them: the log transform on non-boolean fields.
-fn transformed(v: &[f64], kinds: &[Kind]) -> Vec<f32> {
-    v.iter().zip(kinds).map(|(x, k)| if *k == Kind::Log { layout::log_transform(*x) } else { *x as f32 }).collect()
+/// A raw feature value as the model reads it: the log transform on non-boolean fields.
+fn transform(x: f64, k: Kind) -> f32 {
+    if k == Kind::Log {
+        layout::log_transform(x)
+    } else {
+        x as f32
+    }
 }
 
 /// The scheduled tree without tile-space loops, level by level.

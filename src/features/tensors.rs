@@ -224,10 +224,30 @@ impl std::hash::Hasher for WordHasher {
 
 type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
 
+/// A computation vector as a key, compared bit for bit, borrowed (no copy per lookup).
+#[derive(Clone, Copy)]
+struct Bits<'a>(&'a [f32]);
+
+impl PartialEq for Bits<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(other.0).all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for Bits<'_> {}
+
+impl std::hash::Hash for Bits<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        for x in self.0 {
+            h.write_u32(x.to_bits());
+        }
+    }
+}
+
 impl Shared {
     pub fn encode(items: &[&Featurized]) -> Shared {
         let d = MAX_DEPTH;
-        let mut row_of: HashMap<Vec<u32>, i64> = HashMap::default();
+        let mut row_of: HashMap<Bits, i64> = HashMap::default();
         let mut unique_comps = Vec::new();
         // Each candidate's computations as rows of `unique_comps`.
         let rows: Vec<Vec<i64>> = items
@@ -237,7 +257,7 @@ impl Shared {
                     .iter()
                     .map(|v| {
                         let next = row_of.len() as i64;
-                        *row_of.entry(v.iter().map(|x| x.to_bits()).collect()).or_insert_with(|| {
+                        *row_of.entry(Bits(v)).or_insert_with(|| {
                             unique_comps.extend_from_slice(v);
                             next
                         })
@@ -260,11 +280,13 @@ impl Shared {
                             node.comps.iter().map(|&c| rows[i][c]).collect(),
                             node.loops.iter().map(|&l| below[i][l]).collect(),
                         );
-                        let next = ids.len() as i64;
-                        *ids.entry(key.clone()).or_insert_with(|| {
-                            levels[level].push(key);
-                            next
-                        })
+                        if let Some(&id) = ids.get(&key) {
+                            return id;
+                        }
+                        let id = ids.len() as i64;
+                        ids.insert(key.clone(), id);
+                        levels[level].push(key);
+                        id
                     })
                     .collect();
                 below[i] = here;
