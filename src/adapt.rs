@@ -11,6 +11,9 @@ use std::process::Command;
 
 /// Schedules measured per program (besides the identity), as for the shipped dataset.
 pub const SCHEDULES_PER_PROGRAM: usize = 16;
+/// How many of them are long walks (`autosched datagen --long-walks`): the search ends with
+/// long schedules, and the adapted model must rank those too.
+pub const LONG_WALKS: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AdaptError {
@@ -68,6 +71,7 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         seed: cfg.seed,
         programs,
         schedules_per_program: SCHEDULES_PER_PROGRAM,
+        long_walks: LONG_WALKS,
         out: raw.clone(),
         shard: (0, 1),
         measure: datagen::default_measure_config(),
@@ -75,6 +79,7 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         resume_from: Vec::new(),
         quiet: (!cfg.no_quiet_wait).then(crate::measure::quiet::QuietPolicy::default),
         sizes: cfg.sizes,
+        class: None,
         remeasure: None,
     })?;
     log::info!("{} points measured in this run ({} programs already done)", summary.points, summary.skipped);

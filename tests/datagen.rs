@@ -96,7 +96,7 @@ fn sampled_schedules_are_legal_and_round_trip() {
     let mut accepted = 0;
     for index in 0..40 {
         let p = programs::generate(5, index);
-        let batch = datagen::build_batch(&p, 6).unwrap();
+        let batch = datagen::build_batch(&p, 6, 2).unwrap();
         for s in &batch.schedules {
             let back: Schedule = s.to_string().parse().unwrap();
             assert_eq!(&back, s);
@@ -116,7 +116,7 @@ fn sampled_schedules_are_legal_and_round_trip() {
 #[test]
 fn a_batch_splits_into_modules_by_variant_number() {
     let p = programs::generate(5, 3);
-    let batch = datagen::build_batch(&p, 6).unwrap();
+    let batch = datagen::build_batch(&p, 6, 2).unwrap();
     let n = batch.schedules.len() + 1;
     assert!(n >= 4, "{n} variants");
     assert_eq!(datagen::split_module(&batch.mlir, 1).unwrap(), vec![batch.mlir.clone()]);
@@ -173,8 +173,9 @@ fn sampler_walks_the_search_space() {
             }
         }
         let mut rng = Rng::new(9 + i);
-        for _ in 0..40 {
-            let s = sampler::walk(func, &prog, &mut rng, 12);
+        for n in 0..40 {
+            let kind = if n % 2 == 0 { sampler::Walk::Short } else { sampler::Walk::Long };
+            let s = sampler::walk(func, &prog, &mut rng, 12, kind);
             assert!(s.steps.len() <= 12);
             // Steps are read as single candidates where they are; a step that is not is the
             // rest of a combination begun at it or at the step before (a second level of
@@ -210,6 +211,89 @@ fn sampler_walks_the_search_space() {
     }
     assert!(kinds_possible.len() >= 4, "{kinds_possible:?}");
     assert!(kinds_seen.is_superset(&kinds_possible), "reached {kinds_seen:?} of {kinds_possible:?}");
+}
+
+/// Wide programs (drawn only with a class given, from that class's own stream): valid,
+/// modeled, wider than the other classes' limit, under the working-set limit.
+#[test]
+fn wide_programs_are_valid_pipelines_of_many_statements() {
+    let mut widths = Vec::new();
+    for index in 0..60 {
+        let p = programs::generate_class(7, index, programs::Sizes::Real, Some(programs::ProgramClass::Wide));
+        assert_eq!(p, programs::generate_class(7, index, programs::Sizes::Real, Some(programs::ProgramClass::Wide)));
+        assert_eq!(p.id, format!("r7-wide-p{index}"));
+        assert_eq!(p.class, programs::ProgramClass::Wide);
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        assert!(prog.loops.iter().all(|l| l.depth < MAX_DEPTH), "{}", p.id);
+        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
+        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        widths.push(prog.computations.len());
+    }
+    assert!(widths.iter().all(|&w| (5..=18).contains(&w)), "{widths:?}");
+    assert!(widths.iter().filter(|&&w| w >= 8).count() >= 10, "{widths:?}");
+    // A class's own stream is not the mixed one, and the mixed one did not move.
+    let mixed = programs::generate_sized(7, 3, programs::Sizes::Real);
+    assert_eq!(mixed.id, "r7-p3");
+    assert_eq!(programs::generate_class(7, 3, programs::Sizes::Real, None), mixed);
+}
+
+/// The committed dataset's programs are what the generator makes of their seed and index:
+/// a change to the generator must leave the streams the data came from as they were.
+#[test]
+fn the_committed_datasets_programs_are_regenerated_exactly() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx/data/real/dataset.jsonl.gz");
+    let mut seen = BTreeSet::new();
+    datagen::for_each_line(&path, |line| {
+        if seen.len() >= 40 {
+            return;
+        }
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = v["program_id"].as_str().unwrap().to_string();
+        if !seen.insert(id.clone()) {
+            return;
+        }
+        let p = programs::generate_sized(v["seed"].as_u64().unwrap(), v["index"].as_u64().unwrap(), programs::Sizes::Real);
+        assert_eq!(p.id, id);
+        assert_eq!(p.mlir, v["mlir"].as_str().unwrap(), "{id}");
+    })
+    .unwrap();
+    assert_eq!(seen.len(), 40);
+}
+
+/// Long walks take a step at nearly every stage: on the same programs their schedules are
+/// longer than short walks' and more often as long as the search's final ones. The short
+/// schedules of a batch do not depend on how many long ones it holds (data generated before
+/// long walks existed is reproduced with none).
+#[test]
+fn long_walks_make_long_schedules_and_leave_the_short_ones_as_they_were() {
+    let (mut short, mut long) = (Vec::new(), Vec::new());
+    for i in 0..8 {
+        let p = programs::generate_sized(3, i, programs::Sizes::Real);
+        let m = LoadedModule::from_source(&p.mlir).unwrap();
+        let func = m.functions()[0];
+        let prog = ir::analyze_function(func).unwrap().program;
+        let mut rng = Rng::new(40 + i);
+        for _ in 0..10 {
+            short.push(sampler::walk(func, &prog, &mut rng, 12, sampler::Walk::Short).steps.len());
+            long.push(sampler::walk(func, &prog, &mut rng, 12, sampler::Walk::Long).steps.len());
+        }
+    }
+    let mean = |v: &[usize]| v.iter().sum::<usize>() as f64 / v.len() as f64;
+    let at_least = |v: &[usize], n: usize| v.iter().filter(|&&k| k >= n).count();
+    assert!(mean(&long) > mean(&short) + 1.0, "long {long:?} short {short:?}");
+    assert!(at_least(&long, 5) > 2 * at_least(&short, 5).max(1), "long {long:?} short {short:?}");
+    for i in 0..4 {
+        let p = programs::generate(5, i);
+        let plain = datagen::build_batch(&p, 6, 0).unwrap();
+        let mixed = datagen::build_batch(&p, 6, 3).unwrap();
+        assert!(mixed.schedules.len() > 3, "{}: {} schedules", p.id, mixed.schedules.len());
+        let n = plain.schedules.len().min(3);
+        assert_eq!(mixed.schedules[..n], plain.schedules[..n], "{}", p.id);
+    }
 }
 
 fn points(dir: &std::path::Path) -> Vec<(String, String)> {

@@ -27,6 +27,7 @@ fn a_batch_disturbed_while_it_runs_is_measured_again_then_kept_noisy() {
         seed: 2,
         programs: 1,
         schedules_per_program: 2,
+        long_walks: 1,
         out: dir.clone(),
         shard: (0, 1),
         measure: m,
@@ -35,6 +36,7 @@ fn a_batch_disturbed_while_it_runs_is_measured_again_then_kept_noisy() {
         // Do not wait before (the spinners never stop): only the check during the batch acts.
         quiet: Some(measure::quiet::QuietPolicy { max_wait: Duration::ZERO, window: Duration::from_millis(10), ..Default::default() }),
         sizes: programs::Sizes::Toy,
+        class: None,
         remeasure: None,
     };
     let summary = datagen::run(&cfg);

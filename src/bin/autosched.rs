@@ -121,6 +121,12 @@ enum Command {
         /// Schedules measured per program, besides the identity.
         #[arg(long, default_value_t = 16)]
         schedules_per_program: usize,
+        /// How many of a program's schedules are long walks (a step at nearly every stage of
+        /// the search, as long as the schedules it ends with) instead of short ones (each
+        /// stage with its kind's probability). 0 reproduces data generated before this option
+        /// existed; a program's short schedules do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        long_walks: usize,
         #[arg(long)]
         out: PathBuf,
         /// This shard, as i/n.
@@ -143,6 +149,11 @@ enum Command {
         /// to milliseconds).
         #[arg(long, value_enum, default_value = "real")]
         sizes: affine_autosched::datagen::programs::Sizes,
+        /// Draw only programs of this class, from its own stream (programs named
+        /// `r<seed>-<class>-p<index>`); `wide` (pipelines of 5 to 18 statements) is drawn
+        /// only so. Without it: the mix of the size profile's classes.
+        #[arg(long, value_enum)]
+        class: Option<affine_autosched::datagen::programs::ProgramClass>,
         /// Measure without first waiting for other processes to leave the CPUs (by default
         /// each batch waits, up to 10 minutes, until under 15% of the CPUs are busy: a build
         /// beside a measurement spoils it). For several shards on one machine.
@@ -314,6 +325,9 @@ enum Command {
         /// Program sizes: `real` (what users run) or `toy` (the first dataset's).
         #[arg(long, value_enum, default_value = "real")]
         sizes: affine_autosched::datagen::programs::Sizes,
+        /// The program of this class's own stream (as `datagen --class`).
+        #[arg(long, value_enum)]
+        class: Option<affine_autosched::datagen::programs::ProgramClass>,
     },
     /// Differential fuzzing: random programs built to break loop transformations go
     /// through the pass (default search, hybrid on a sample, random schedules); every step
@@ -1418,7 +1432,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Apply { file, schedule, output } => apply(file, schedule, output),
-        Command::Datagen { seed, programs, schedules_per_program, out, shard, reps, warmup, threads, quiet, resume_from, sizes, no_quiet_wait, remeasure, kind } => {
+        Command::Datagen { seed, programs, schedules_per_program, long_walks, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -1431,9 +1445,9 @@ fn main() -> ExitCode {
             }
             let remeasure = remeasure.zip(kind).map(|(dataset, kind)| affine_autosched::datagen::Remeasure { dataset, kind });
             datagen(affine_autosched::datagen::DatagenConfig {
-                seed, programs: programs.unwrap_or(0), schedules_per_program, out, shard, measure, progress: !quiet, resume_from,
+                seed, programs: programs.unwrap_or(0), schedules_per_program, long_walks, out, shard, measure, progress: !quiet, resume_from,
                 quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
-                sizes, remeasure,
+                sizes, class, remeasure,
             })
         }
         Command::Merge { inputs, out } => match affine_autosched::datagen::merge(&inputs, &out) {
@@ -1520,9 +1534,9 @@ fn main() -> ExitCode {
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));
             ExitCode::SUCCESS
         }
-        Command::Program { seed, index, sizes } => {
+        Command::Program { seed, index, sizes, class } => {
             quiet_on_broken_pipe();
-            let p = affine_autosched::datagen::programs::generate_sized(seed, index, sizes);
+            let p = affine_autosched::datagen::programs::generate_class(seed, index, sizes, class);
             println!("// {} ({:?})\n{}", p.id, p.class, p.mlir);
             ExitCode::SUCCESS
         }

@@ -152,6 +152,8 @@ pub struct DatagenConfig {
     pub seed: u64,
     pub programs: u64,
     pub schedules_per_program: usize,
+    /// How many of a program's schedules are long walks (see [`build_batch`]).
+    pub long_walks: usize,
     pub out: PathBuf,
     pub shard: (u64, u64),
     pub measure: MeasureConfig,
@@ -162,6 +164,9 @@ pub struct DatagenConfig {
     /// not look; for a machine where the generator runs beside its own shards).
     pub quiet: Option<measure::quiet::QuietPolicy>,
     pub sizes: programs::Sizes,
+    /// Draw only programs of this class, from its own stream (see
+    /// [`programs::generate_class`]); `None`: the mix of the size profile's classes.
+    pub class: Option<programs::ProgramClass>,
     /// Measure again, instead of generating, the points of a dataset whose schedule holds
     /// a step of a kind (e.g. after that kind's code generation changed).
     pub remeasure: Option<Remeasure>,
@@ -259,8 +264,12 @@ pub struct Batch {
     pub refused: usize,
 }
 
-/// Builds the batch of `program`: the identity and up to `k` distinct legal schedules.
-pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError> {
+/// Builds the batch of `program`: the identity and up to `k` distinct legal schedules, of
+/// which up to `long` are long walks ([`sampler::Walk::Long`]) and the rest short ones. The
+/// two kinds draw from separate streams, so the short schedules of a batch are the first
+/// ones of the batch built with `long = 0`: data generated before long walks existed is
+/// reproduced by `long = 0`.
+pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch, DatagenError> {
     let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
     let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
     let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
@@ -270,24 +279,31 @@ pub fn build_batch(p: &GeneratedProgram, k: usize) -> Result<Batch, DatagenError
         return Err(fail(format!("not fully modeled: {:?}", program.not_modeled)));
     }
     let signature = measure::Signature::of(func).map_err(|e| fail(e.to_string()))?;
-    let mut rng = Rng::for_item(p.seed ^ 0x5c4e_d01e, p.index);
+    let long = long.min(k);
     let mut seen: HashSet<String> = HashSet::new();
     let mut schedules = Vec::new();
     let mut refused = 0;
-    for _ in 0..k * 6 {
-        if schedules.len() == k {
-            break;
-        }
-        let s = sampler::walk(func, &program, &mut rng, crate::options::DEFAULT_MAX_DEPTH as usize);
-        let text = s.to_string();
-        if s.is_identity() || !seen.insert(text) {
-            continue;
-        }
-        match add_variant(&module, func, schedules.len() + 1, &s) {
-            Ok(()) => schedules.push(s),
-            Err(e) => {
-                log::debug!("{}: {s} refused: {e}", p.id);
-                refused += 1;
+    let streams = [
+        (sampler::Walk::Short, Rng::for_item(p.seed ^ 0x5c4e_d01e, p.index), k - long),
+        (sampler::Walk::Long, Rng::for_item(p.seed ^ 0x10a9_3a1c, p.index), long),
+    ];
+    for (kind, mut rng, want) in streams {
+        let goal = schedules.len() + want;
+        for _ in 0..want * 6 {
+            if schedules.len() == goal {
+                break;
+            }
+            let s = sampler::walk(func, &program, &mut rng, crate::options::DEFAULT_MAX_DEPTH as usize, kind);
+            let text = s.to_string();
+            if s.is_identity() || !seen.insert(text) {
+                continue;
+            }
+            match add_variant(&module, func, schedules.len() + 1, &s) {
+                Ok(()) => schedules.push(s),
+                Err(e) => {
+                    log::debug!("{}: {s} refused: {e}", p.id);
+                    refused += 1;
+                }
             }
         }
     }
@@ -566,7 +582,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         bar.inc(1);
         let (p, batch) = match given {
             None => {
-                let p = programs::generate_sized(cfg.seed, index, cfg.sizes);
+                let p = programs::generate_class(cfg.seed, index, cfg.sizes, cfg.class);
                 (p, None)
             }
             Some((p, schedules)) => (p, Some(schedules)),
@@ -577,7 +593,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         }
         let program_start = std::time::Instant::now();
         let batch = match batch {
-            None => build_batch(&p, cfg.schedules_per_program),
+            None => build_batch(&p, cfg.schedules_per_program, cfg.long_walks),
             Some(schedules) => given_batch(&p, &schedules),
         };
         let outcome = batch.and_then(|mut b| {

@@ -22,8 +22,9 @@ use std::fmt::Write;
 /// The name of the generated function.
 pub const FUNCTION: &str = "kernel";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
 pub enum ProgramClass {
     Elementwise,
     Reduction,
@@ -38,6 +39,29 @@ pub enum ProgramClass {
     Normalization,
     Solver,
     DataMining,
+    Wide,
+}
+
+impl ProgramClass {
+    /// The name in data and on the command line (`data_mining`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProgramClass::Elementwise => "elementwise",
+            ProgramClass::Reduction => "reduction",
+            ProgramClass::Contraction => "contraction",
+            ProgramClass::Convolution => "convolution",
+            ProgramClass::Stencil => "stencil",
+            ProgramClass::Triangular => "triangular",
+            ProgramClass::MultiNest => "multi_nest",
+            ProgramClass::DnnConvolution => "dnn_convolution",
+            ProgramClass::Pooling => "pooling",
+            ProgramClass::MatmulChain => "matmul_chain",
+            ProgramClass::Normalization => "normalization",
+            ProgramClass::Solver => "solver",
+            ProgramClass::DataMining => "data_mining",
+            ProgramClass::Wide => "wide",
+        }
+    }
 }
 
 /// The classes of `Sizes::Toy`.
@@ -905,6 +929,132 @@ fn gen_data_mining(rng: &mut Rng, g: &mut Gen) {
     }
 }
 
+/// Wide programs, as PolyBench's correlation, covariance, 3mm, gemver and layer norms are: a
+/// pipeline of 3 to 6 stages over 2-D buffers, each reading what the one before wrote, with
+/// 5 to 18 statements in 3 to 12 nests (the other classes stop at
+/// [`crate::limits::MAX_COMPUTATIONS`]). A stage is a product with another matrix (plain or
+/// transposed, its initialization imperfect or a sibling nest), a row or column statistic
+/// (initialized, accumulated) applied back to the matrix (in place or into a new buffer), or
+/// an element-wise map with a second input. Drawn only on request (`--class wide`), so the
+/// streams of the other classes stay as they were.
+fn gen_wide(rng: &mut Rng, g: &mut Gen) {
+    let stages = rng.range(3, 6);
+    let products = if rng.chance(0.5) { rng.range(1, 3) } else { 0 };
+    let b = g.budget(rng);
+    // A product costs rows x cols x inner iterations, the others rows x cols (a few times).
+    let (nr, nc) = if products > 0 {
+        let e = extents(rng, 3, b / products as f64);
+        (e[0], e[1])
+    } else {
+        let e = extents(rng, 2, b / (2 * stages) as f64);
+        (e[0], e[1])
+    };
+    let mut kinds: Vec<usize> = (0..stages).map(|k| if k < products { 0 } else { 1 + rng.below(2) }).collect();
+    rng.shuffle(&mut kinds);
+    let zero = g.constant(0.0);
+    let scale = g.constant(if g.ty.is_float() { 0.5 } else { 3.0 });
+    let mut cur = g.buffer(vec![nr, nc]);
+    let mut cols = nc;
+    let mut statements = 0;
+    for (k, &kind) in kinds.iter().enumerate() {
+        let last = k + 1 == kinds.len();
+        match kind {
+            0 => {
+                // out[i][j] = Σ_k cur[i][k] * w[k][j] (or w[j][k]).
+                let nl = extents(rng, 1, cols as f64)[0];
+                let transposed = rng.chance(0.4);
+                let w = g.buffer(if transposed { vec![nl, cols] } else { vec![cols, nl] });
+                let out = g.buffer(vec![nr, nl]);
+                let separate_init = rng.chance(0.3);
+                if separate_init {
+                    let i = g.open_n(nr);
+                    let j = g.open_n(nl);
+                    g.store(&zero, out, &[i, j]);
+                    g.close();
+                    g.close();
+                }
+                let i = g.open_n(nr);
+                let j = g.open_n(nl);
+                if !separate_init {
+                    g.store(&zero, out, &[i.clone(), j.clone()]);
+                }
+                let kk = g.open_n(cols);
+                let va = g.load(cur, &[i.clone(), kk.clone()]);
+                let vb = g.load(w, &if transposed { [j.clone(), kk] } else { [kk, j.clone()] });
+                let vo = g.load(out, &[i.clone(), j.clone()]);
+                let p = g.bin(Bin::Mul, &va, &vb);
+                let sum = g.bin(Bin::Add, &vo, &p);
+                g.store(&sum, out, &[i, j]);
+                for _ in 0..3 {
+                    g.close();
+                }
+                statements += 2;
+                (cur, cols) = (out, nl);
+            }
+            1 => {
+                // stat[r] = Σ_c cur[r][c] (rows) or stat[c] = Σ_r cur[r][c] (columns);
+                // then cur[r][c] = (cur[r][c] - stat * inv) * scale, in place or not.
+                let by_row = rng.chance(0.5);
+                let (n_stat, n_other) = if by_row { (nr, cols) } else { (cols, nr) };
+                let stat = g.buffer(vec![n_stat]);
+                let inv = g.constant(if g.ty.is_float() { 1.0 / n_other as f64 } else { 1.0 });
+                let square = rng.chance(0.3);
+                let s_iv = g.open_n(n_stat);
+                g.store(&zero, stat, &[s_iv.clone()]);
+                let o_iv = g.open_n(n_other);
+                let subs = if by_row { [s_iv.clone(), o_iv] } else { [o_iv, s_iv.clone()] };
+                let v = g.load(cur, &subs);
+                let term = if square { g.bin(Bin::Mul, &v, &v) } else { v };
+                let m = g.load(stat, &[s_iv.clone()]);
+                let sum = g.bin(Bin::Add, &m, &term);
+                g.store(&sum, stat, &[s_iv]);
+                g.close();
+                g.close();
+                let out = if rng.chance(0.5) && !last { cur } else { g.buffer(vec![nr, cols]) };
+                let r = g.open_n(nr);
+                let c = g.open_n(cols);
+                let v = g.load(cur, &[r.clone(), c.clone()]);
+                let m = g.load(stat, &[if by_row { r.clone() } else { c.clone() }]);
+                let mk = g.bin(Bin::Mul, &m, &inv);
+                let d = if square { g.bin(Bin::Mul, &v, &mk) } else { g.bin(Bin::Sub, &v, &mk) };
+                let y = g.bin(Bin::Mul, &d, &scale);
+                g.store(&y, out, &[r, c]);
+                g.close();
+                g.close();
+                statements += 3;
+                cur = out;
+            }
+            _ => {
+                // out[r][c] = f(cur[r][c], another input, maybe transposed or broadcast).
+                let ext = [nr, cols];
+                let out = g.buffer(ext.to_vec());
+                let ivs_: Vec<String> = ext.iter().map(|&e| g.open_n(e)).collect();
+                let mut vals = vec![g.load(cur, &ivs_)];
+                vals.push(elementwise_input(rng, g, &ext, &ivs_));
+                let v = g.combine(rng, &vals);
+                g.store(&v, out, &ivs_);
+                g.close();
+                g.close();
+                statements += 1;
+                cur = out;
+            }
+        }
+    }
+    // At least 5 statements: a closing statistic over the result (as correlation ends).
+    if statements < 5 {
+        let stat = g.buffer(vec![cols]);
+        let c = g.open_n(cols);
+        g.store(&zero, stat, &[c.clone()]);
+        let r = g.open_n(nr);
+        let v = g.load(cur, &[r, c.clone()]);
+        let m = g.load(stat, &[c.clone()]);
+        let mx = g.bin(Bin::Max, &m, &v);
+        g.store(&mx, stat, &[c]);
+        g.close();
+        g.close();
+    }
+}
+
 /// The program of item `index` of the stream `seed` (toy sizes: the first dataset's).
 pub fn generate(seed: u64, index: u64) -> GeneratedProgram {
     generate_sized(seed, index, Sizes::Toy)
@@ -914,25 +1064,41 @@ pub fn generate(seed: u64, index: u64) -> GeneratedProgram {
 /// are named `r<seed>-p<index>` (toy ones `s<seed>-p<index>`), so the two never collide in
 /// a dataset; one over [`MAX_WORKING_SET`] is drawn again with a quarter of the iterations.
 pub fn generate_sized(seed: u64, index: u64, sizes: Sizes) -> GeneratedProgram {
+    generate_class(seed, index, sizes, None)
+}
+
+/// Like [`generate_sized`], or, with `class`, the program of item `index` of that class's
+/// own stream, named `r<seed>-<class>-p<index>`: every class can be drawn on request
+/// ([`ProgramClass::Wide`] only so) without changing the other streams.
+pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>) -> GeneratedProgram {
     let mut shrink = 1.0;
     loop {
-        let (class, g) = draw(seed, index, sizes, shrink);
+        let (drawn, g) = draw(seed, index, sizes, class, shrink);
         if sizes == Sizes::Toy || g.working_set() <= MAX_WORKING_SET || shrink < 1e-6 {
             let prefix = if sizes == Sizes::Toy { "s" } else { "r" };
-            return GeneratedProgram { id: format!("{prefix}{seed}-p{index}"), seed, index, class, mlir: g.finish() };
+            let id = match class {
+                None => format!("{prefix}{seed}-p{index}"),
+                Some(c) => format!("{prefix}{seed}-{}-p{index}", c.name()),
+            };
+            return GeneratedProgram { id, seed, index, class: drawn, mlir: g.finish() };
         }
         shrink /= 4.0;
     }
 }
 
-fn draw(seed: u64, index: u64, sizes: Sizes, shrink: f64) -> (ProgramClass, Gen) {
-    let mut rng = match sizes {
-        Sizes::Toy => Rng::for_item(seed, index),
-        Sizes::Real => Rng::for_item(seed ^ 0x5ea1_5123, index),
+fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink: f64) -> (ProgramClass, Gen) {
+    let salt = match class {
+        None => 0,
+        Some(c) => (c as u64 + 1) << 40,
     };
-    let class = match sizes {
-        Sizes::Toy => *rng.pick(&CLASSES),
-        Sizes::Real => *rng.pick(&REAL_CLASSES),
+    let mut rng = match sizes {
+        Sizes::Toy => Rng::for_item(seed ^ salt, index),
+        Sizes::Real => Rng::for_item(seed ^ 0x5ea1_5123 ^ salt, index),
+    };
+    let class = match (class, sizes) {
+        (Some(c), _) => c,
+        (None, Sizes::Toy) => *rng.pick(&CLASSES),
+        (None, Sizes::Real) => *rng.pick(&REAL_CLASSES),
     };
     let ty = match rng.below(20) {
         0..=11 => Ty::F32,
@@ -954,6 +1120,7 @@ fn draw(seed: u64, index: u64, sizes: Sizes, shrink: f64) -> (ProgramClass, Gen)
         ProgramClass::Normalization => gen_normalization(&mut rng, &mut g),
         ProgramClass::Solver => gen_solver(&mut rng, &mut g),
         ProgramClass::DataMining => gen_data_mining(&mut rng, &mut g),
+        ProgramClass::Wide => gen_wide(&mut rng, &mut g),
     }
     (class, g)
 }

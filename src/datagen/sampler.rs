@@ -1,7 +1,9 @@
 //! Random schedules for a program: random walks through the search's own space. At each of
-//! the search's stages, in its order (each with its kind's `WALK_PROBABILITY`: the walk
-//! skips some, so that short schedules are common in the data, as they are among the beam's
-//! states), the walk takes one of the steps the search would
+//! the search's stages, in its order (a [`Walk::Short`] takes each with its kind's
+//! `WALK_PROBABILITY` and skips the rest, so that short schedules are common in the data, as
+//! they are among the beam's states; a [`Walk::Long`] takes nearly every stage, so that the
+//! data also holds schedules as long as the ones the search ends with), the walk takes one
+//! of the steps the search would
 //! propose there ([`candidates`]), or one of the search's combinations of that stage's
 //! legal steps ([`combinations`]), chosen among those the transformation layer accepts after
 //! the walk so far. So every schedule the beam search can make has a nonzero probability of
@@ -24,13 +26,45 @@ const TRIES_PER_STAGE: usize = 12;
 /// for every nest at once), instead of a single step, when one applies.
 const COMBINATION_PROBABILITY: f64 = 0.35;
 
+/// How often a [`Walk::Long`] takes a step at a stage (whatever its kind), and a combination
+/// where the stage has them. The search's final schedules hold a step of most stages (5 to
+/// 12 steps on the benchmark kernels), which short walks make only rarely (about 2% of their
+/// schedules have 8 steps or more).
+const LONG_STAGE_PROBABILITY: f64 = 0.85;
+const LONG_COMBINATION_PROBABILITY: f64 = 0.5;
+
+/// How a walk decides, at each stage, whether to take a step there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    /// Each stage with its kind's `WALK_PROBABILITY`: mostly short schedules.
+    Short,
+    /// Each stage with [`LONG_STAGE_PROBABILITY`]: schedules as long as the search's.
+    Long,
+}
+
+impl Walk {
+    fn stage_probability(self, stage: crate::schedule::Stage) -> f64 {
+        match self {
+            Walk::Short => stage.walk_probability(),
+            Walk::Long => LONG_STAGE_PROBABILITY,
+        }
+    }
+
+    fn combination_probability(self) -> f64 {
+        match self {
+            Walk::Short => COMBINATION_PROBABILITY,
+            Walk::Long => LONG_COMBINATION_PROBABILITY,
+        }
+    }
+}
+
 /// One random walk through the search's space for `func` (whose representation is
 /// `program`), at most `max_depth` steps. `func` is not changed. Every step was accepted by
 /// the transformation layer after the steps before it, so the schedule applies as a whole.
-pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Schedule {
+pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: Walk) -> Schedule {
     let mut schedule = Schedule::default();
     for &stage in STAGES {
-        if schedule.steps.len() >= max_depth || !rng.chance(stage.walk_probability()) {
+        if schedule.steps.len() >= max_depth || !rng.chance(kind.stage_probability(stage)) {
             continue;
         }
         let mut steps = candidates(program, &schedule, stage);
@@ -41,7 +75,7 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize) -> Sch
         // A combination is made of the stage's legal steps: then every candidate is tried,
         // as the search does, and in its order (a kind may combine only its first legal
         // steps, as tile's second level does).
-        let combine = stage.has_combinations() && rng.chance(COMBINATION_PROBABILITY);
+        let combine = stage.has_combinations() && rng.chance(kind.combination_probability());
         if !combine {
             rng.shuffle(&mut steps);
         }
