@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
 #     real:           real-size programs, seed 1 -> onnx/data/real/dataset.jsonl.gz, card in
 #                     onnx/data/real/; raw shards in onnx/data/raw-r1/ (not committed)
+#     long:           real-size programs of seed 2, half of each program's schedules long
+#                     walks (--long-walks 8: as long as the search's final schedules)
+#     wide:           as long, programs of the wide class only (--class wide: pipelines of
+#                     5 to 18 statements)
+#   long and wide store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
+#   dataset when the model is next retrained (see onnx/data/real/incoming/README.md).
 # Interrupt it at any time; running it again continues where it stopped. Programs already
 # in the committed dataset are skipped (--resume-from), so a fresh clone grows it too.
 # Each batch waits for a quiet machine before it is timed (see README, "Training data").
@@ -14,9 +21,20 @@ cd "$(dirname "$0")/.."
 programs=${1:-3000}
 sizes=${2:-toy}
 case "$sizes" in
+  long|wide)
+    raw=onnx/data/raw-$sizes-s2
+    incoming=onnx/data/real/incoming
+    extra=(--long-walks 8)
+    [[ $sizes == wide ]] && extra+=(--class wide)
+    resume=()
+    for c in "$incoming/$sizes"-*.jsonl.gz; do [[ -f $c ]] && resume+=(--resume-from "$c"); done
+    build/cargo/release/autosched datagen --sizes real --seed 2 --programs "$programs" --schedules-per-program 16 \
+      "${extra[@]}" --out "$raw" "${resume[@]}" || true
+    .venv/bin/python scripts/store_chunk.py "$raw" "$incoming" "$sizes"
+    exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "sizes must be toy or real, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long or wide, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"
