@@ -12,7 +12,10 @@
 #                     5 to 18 statements)
 #   long and wide store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
-#   dataset when the model is next retrained (see onnx/data/real/incoming/README.md).
+#   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
+#     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
+#                     replace the old copies), then the incoming chunks, then the dataset ->
+#                     onnx/data/real/dataset.jsonl.gz and its card (PROGRAMS is ignored)
 # Interrupt it at any time; running it again continues where it stopped. Programs already
 # in the committed dataset are skipped (--resume-from), so a fresh clone grows it too.
 # Each batch waits for a quiet machine before it is timed (see README, "Training data").
@@ -20,7 +23,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 programs=${1:-3000}
 sizes=${2:-toy}
+real_cmd="autosched datagen --sizes real --seed 1 --programs 9000 --schedules-per-program 16 --out onnx/data/raw-r1"
+long_cmd="autosched datagen --sizes real --seed 2 --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-long-s2"
+wide_cmd="autosched datagen --sizes real --seed 2 --class wide --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-wide-s2"
 case "$sizes" in
+  merge)
+    dir=onnx/data/real
+    inputs=()
+    for f in "$dir"/remeasure-*/part-*.jsonl.gz "$dir"/incoming/*.jsonl.gz; do [[ -f $f ]] && inputs+=("$f"); done
+    build/cargo/release/autosched merge "${inputs[@]}" "$dir/dataset.jsonl.gz" --out "$dir/dataset.jsonl.gz"
+    cmds=(--command "$real_cmd")
+    compgen -G "$dir/incoming/long-*.jsonl.gz" >/dev/null && cmds+=(--command "$long_cmd")
+    compgen -G "$dir/incoming/wide-*.jsonl.gz" >/dev/null && cmds+=(--command "$wide_cmd")
+    notes=()
+    for r in "$dir"/remeasure-*/README.md; do
+      [[ -f $r ]] && notes+=(--note "Points measured again after a change to code generation replace the first copies: see \`${r#"$dir"/}\`.")
+    done
+    .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}"
+    exit 0 ;;
   long|wide)
     raw=onnx/data/raw-$sizes-s2
     incoming=onnx/data/real/incoming
@@ -46,5 +66,7 @@ build/cargo/release/autosched datagen --sizes "$sizes" --seed 1 --programs "$pro
 inputs=("$raw")
 [[ -f "$dataset" ]] && inputs+=("$dataset")
 build/cargo/release/autosched merge "${inputs[@]}" --out "$dataset"
+# The real dataset's card lists every part merged into it: written by the merge mode.
+[[ $sizes == real ]] && exec bash "$0" 0 merge
 .venv/bin/python onnx/data_card.py "$dataset" --out-dir "$dir" --command "$cmd" \
   --failed "$raw"/*.failed.jsonl
