@@ -39,7 +39,12 @@ case "$sizes" in
     for r in "$dir"/remeasure-*/README.md; do
       [[ -f $r ]] && notes+=(--note "Points measured again after a change to code generation replace the first copies: see \`${r#"$dir"/}\`.")
     done
-    .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}"
+    failed=()
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl; do
+      [[ -f $f ]] && failed+=("$f")
+    done
+    .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
+      --failed "${failed[@]}"
     exit 0 ;;
   long|wide)
     raw=onnx/data/raw-$sizes-s2
