@@ -72,6 +72,6 @@ inputs=("$raw")
 [[ -f "$dataset" ]] && inputs+=("$dataset")
 build/cargo/release/autosched merge "${inputs[@]}" --out "$dataset"
 # The real dataset's card lists every part merged into it: written by the merge mode.
-[[ $sizes == real ]] && exec bash "$0" 0 merge
+[[ $sizes == real ]] && exec bash scripts/datagen.sh 0 merge
 .venv/bin/python onnx/data_card.py "$dataset" --out-dir "$dir" --command "$cmd" \
   --failed "$raw"/*.failed.jsonl

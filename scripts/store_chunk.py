@@ -21,16 +21,29 @@ def main(argv) -> int:
     for c in chunks:
         with gzip.open(c, "rt") as f:
             stored.update(json.loads(line)["program_id"] for line in f if line.strip())
-    new = []
-    for shard in sorted(raw.glob("shard-*.jsonl")):
+    lines: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
+    # The measured points only: `shard-*.failed.jsonl` logs the programs that failed.
+    for shard in sorted(p for p in raw.glob("shard-*.jsonl") if not p.name.endswith(".failed.jsonl")):
         for line in shard.read_text().splitlines():
-            if line.strip() and json.loads(line)["program_id"] not in stored:
-                new.append(line)
+            try:
+                point = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line torn by a kill (datagen measures that program again)
+            if "schedule" in point and point["program_id"] not in stored:
+                lines.setdefault(point["program_id"], []).append(line)
+                sizes[point["program_id"]] = point["batch_size"]
+    # Whole programs only (a kill can leave a program's points cut short).
+    new = [line for pid, ls in lines.items() if len(ls) == sizes[pid] for line in ls]
+    partial = sum(len(ls) != sizes[pid] for pid, ls in lines.items())
+    if partial:
+        print(f"{partial} programs left out: fewer points than their batch (cut short, or a mismatch not stored)")
     if not new:
         print(f"no new points in {raw} (chunks hold {len(stored)} programs)")
         return 0
-    path = out / f"{prefix}-{len(chunks):03d}.jsonl.gz"
-    with gzip.open(path, "wt") as f:
+    number = 1 + max((int(c.name[len(prefix) + 1:len(prefix) + 4]) for c in chunks), default=-1)
+    path = out / f"{prefix}-{number:03d}.jsonl.gz"
+    with gzip.open(path, "xt") as f:
         f.write("\n".join(new) + "\n")
     programs = len({json.loads(l)["program_id"] for l in new})
     print(f"{len(new)} points of {programs} programs -> {path}")

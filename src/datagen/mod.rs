@@ -283,9 +283,10 @@ pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch,
     let mut seen: HashSet<String> = HashSet::new();
     let mut schedules = Vec::new();
     let mut refused = 0;
+    let salt = programs::stream_salt(p);
     let streams = [
-        (sampler::Walk::Short, Rng::for_item(p.seed ^ 0x5c4e_d01e, p.index), k - long),
-        (sampler::Walk::Long, Rng::for_item(p.seed ^ 0x10a9_3a1c, p.index), long),
+        (sampler::Walk::Short, Rng::for_item(p.seed ^ 0x5c4e_d01e ^ salt, p.index), k - long),
+        (sampler::Walk::Long, Rng::for_item(p.seed ^ 0x10a9_3a1c ^ salt, p.index), long),
     ];
     for (kind, mut rng, want) in streams {
         let goal = schedules.len() + want;

@@ -43,6 +43,12 @@ pub enum ProgramClass {
 }
 
 impl ProgramClass {
+    /// What a class's own stream mixes into the seed (0 for the mixed streams): from its
+    /// name, so that no reordering of the classes moves a stream.
+    pub fn stream_salt(self) -> u64 {
+        self.name().bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    }
+
     /// The name in data and on the command line (`data_mining`).
     pub fn name(self) -> &'static str {
         match self {
@@ -1067,6 +1073,18 @@ pub fn generate_sized(seed: u64, index: u64, sizes: Sizes) -> GeneratedProgram {
     generate_class(seed, index, sizes, None)
 }
 
+/// The salt of the stream `p` was drawn from: its class's when it came from a class's own
+/// stream (`r<seed>-<class>-p<index>`), else 0. The walks of its schedules mix it in too, so
+/// that a class's programs do not share their walks' draws with the mixed ones.
+pub fn stream_salt(p: &GeneratedProgram) -> u64 {
+    let own = ["r", "s"].iter().any(|prefix| p.id == format!("{prefix}{}-{}-p{}", p.seed, p.class.name(), p.index));
+    if own {
+        p.class.stream_salt()
+    } else {
+        0
+    }
+}
+
 /// Like [`generate_sized`], or, with `class`, the program of item `index` of that class's
 /// own stream, named `r<seed>-<class>-p<index>`: every class can be drawn on request
 /// ([`ProgramClass::Wide`] only so) without changing the other streams.
@@ -1087,10 +1105,7 @@ pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<Program
 }
 
 fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink: f64) -> (ProgramClass, Gen) {
-    let salt = match class {
-        None => 0,
-        Some(c) => (c as u64 + 1) << 40,
-    };
+    let salt = class.map_or(0, ProgramClass::stream_salt);
     let mut rng = match sizes {
         Sizes::Toy => Rng::for_item(seed ^ salt, index),
         Sizes::Real => Rng::for_item(seed ^ 0x5ea1_5123 ^ salt, index),
