@@ -937,7 +937,7 @@ fn gen_data_mining(rng: &mut Rng, g: &mut Gen) {
 
 /// Wide programs, as PolyBench's correlation, covariance, 3mm, gemver and layer norms are: a
 /// pipeline of 3 to 6 stages over 2-D buffers, each reading what the one before wrote, with
-/// 5 to 18 statements in 3 to 12 nests (the other classes stop at
+/// 5 to 18 statements in 4 to 12 nests (the other classes stop at
 /// [`crate::limits::MAX_COMPUTATIONS`]). A stage is a product with another matrix (plain or
 /// transposed, its initialization imperfect or a sibling nest), a row or column statistic
 /// (initialized, accumulated) applied back to the matrix (in place or into a new buffer), or
