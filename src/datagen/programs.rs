@@ -809,6 +809,24 @@ fn gen_matmul_chain(rng: &mut Rng, g: &mut Gen) {
     product(g, t, cm, d, (ni, nl, nj), ct, rng.chance(0.5));
 }
 
+/// `stat[s] = zero; stat[s] = op(stat[s], term)` over the other dimension of the 2-D `src`
+/// (its rows' statistic with `by_row`, its columns' otherwise; `term` is the element, or its
+/// square): the initialized reduction of normalizations and data-mining kernels.
+#[allow(clippy::too_many_arguments)]
+fn statistic(g: &mut Gen, src: usize, stat: usize, (n_stat, n_other): (i64, i64), by_row: bool, zero: &str, op: Bin, square: bool) {
+    let s = g.open_n(n_stat);
+    g.store(zero, stat, &[s.clone()]);
+    let o = g.open_n(n_other);
+    let subs = if by_row { [s.clone(), o] } else { [o, s.clone()] };
+    let v = g.load(src, &subs);
+    let term = if square { g.bin(Bin::Mul, &v, &v) } else { v };
+    let m = g.load(stat, &[s.clone()]);
+    let r = g.bin(op, &m, &term);
+    g.store(&r, stat, &[s]);
+    g.close();
+    g.close();
+}
+
 /// Row normalization (at most [`crate::limits::MAX_COMPUTATIONS`] statements): either
 /// mean[r] = Σ x[r][c]; y[r][c] = (x[r][c] - mean[r] * k) * scale, or the second-moment
 /// form ms[r] = Σ x[r][c]²; y[r][c] = x[r][c] * ms[r].
@@ -823,16 +841,7 @@ fn gen_normalization(rng: &mut Rng, g: &mut Gen) {
     let zero = g.constant(0.0);
     let inv = g.constant(if g.ty.is_float() { 1.0 / nc as f64 } else { 1.0 });
     let scale = g.constant(if g.ty.is_float() { 0.5 } else { 3.0 });
-    let r = g.open_n(nr);
-    g.store(&zero, stat, &[r.clone()]);
-    let c = g.open_n(nc);
-    let v = g.load(x, &[r.clone(), c.clone()]);
-    let term = if second_moment { g.bin(Bin::Mul, &v, &v) } else { v };
-    let m = g.load(stat, &[r.clone()]);
-    let s = g.bin(Bin::Add, &m, &term);
-    g.store(&s, stat, &[r.clone()]);
-    g.close();
-    g.close();
+    statistic(g, x, stat, (nr, nc), true, &zero, Bin::Add, second_moment);
     let r = g.open_n(nr);
     let c = g.open_n(nc);
     let v = g.load(x, &[r.clone(), c.clone()]);
@@ -903,15 +912,7 @@ fn gen_data_mining(rng: &mut Rng, g: &mut Gen) {
     let cov = g.buffer(vec![nm, nm]);
     let zero = g.constant(0.0);
     let inv = g.constant(if g.ty.is_float() { 1.0 / nn as f64 } else { 1.0 });
-    let j = g.open_n(nm);
-    g.store(&zero, mean, &[j.clone()]);
-    let i = g.open_n(nn);
-    let v = g.load(data, &[i, j.clone()]);
-    let m = g.load(mean, &[j.clone()]);
-    let s = g.bin(Bin::Add, &m, &v);
-    g.store(&s, mean, &[j]);
-    g.close();
-    g.close();
+    statistic(g, data, mean, (nm, nn), false, &zero, Bin::Add, false);
     let i = g.open_n(nn);
     let j = g.open_n(nm);
     let v = g.load(data, &[i.clone(), j.clone()]);
@@ -1005,17 +1006,7 @@ fn gen_wide(rng: &mut Rng, g: &mut Gen) {
                 let stat = g.buffer(vec![n_stat]);
                 let inv = g.constant(if g.ty.is_float() { 1.0 / n_other as f64 } else { 1.0 });
                 let square = rng.chance(0.3);
-                let s_iv = g.open_n(n_stat);
-                g.store(&zero, stat, &[s_iv.clone()]);
-                let o_iv = g.open_n(n_other);
-                let subs = if by_row { [s_iv.clone(), o_iv] } else { [o_iv, s_iv.clone()] };
-                let v = g.load(cur, &subs);
-                let term = if square { g.bin(Bin::Mul, &v, &v) } else { v };
-                let m = g.load(stat, &[s_iv.clone()]);
-                let sum = g.bin(Bin::Add, &m, &term);
-                g.store(&sum, stat, &[s_iv]);
-                g.close();
-                g.close();
+                statistic(g, cur, stat, (n_stat, n_other), by_row, &zero, Bin::Add, square);
                 let out = if rng.chance(0.5) && !last { cur } else { g.buffer(vec![nr, cols]) };
                 let r = g.open_n(nr);
                 let c = g.open_n(cols);
@@ -1049,15 +1040,7 @@ fn gen_wide(rng: &mut Rng, g: &mut Gen) {
     // At least 5 statements: a closing statistic over the result (as correlation ends).
     if statements < 5 {
         let stat = g.buffer(vec![cols]);
-        let c = g.open_n(cols);
-        g.store(&zero, stat, &[c.clone()]);
-        let r = g.open_n(nr);
-        let v = g.load(cur, &[r, c.clone()]);
-        let m = g.load(stat, &[c.clone()]);
-        let mx = g.bin(Bin::Max, &m, &v);
-        g.store(&mx, stat, &[c]);
-        g.close();
-        g.close();
+        statistic(g, cur, stat, (cols, nr), false, &zero, Bin::Max, false);
     }
 }
 
