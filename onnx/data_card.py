@@ -63,6 +63,49 @@ def size_histograms(identities, caches, path: pathlib.Path):
     fig.savefig(path, dpi=110)
 
 
+def host_kind(machine):
+    """The hosts a point may have run on, told apart by what changes its code and its timing:
+    the CPU's name, cores, vector extensions (recorded since 2026-11-26) and the caches of one
+    core. Hypervisors may show different CPUs under one name ("AMD EPYC")."""
+    caches = ", ".join("L%d %d KiB" % (c["level"], c["bytes"] // 1024) for c in machine.get("caches", []))
+    isa = machine.get("isa")
+    vector = ("AVX-512" if "avx512f" in isa else "AVX2" if "avx2" in isa else "no AVX2") if isa else "ISA not recorded"
+    return f"{machine['cpu']}, {machine['cores']} cores, {vector}, {caches or 'caches not recorded'}"
+
+
+def machines_table(points):
+    """Points and programs per host kind, with the identity's median time where one program
+    was measured on two hosts (points measured again elsewhere): how far the hosts differ."""
+    kinds = collections.defaultdict(lambda: [set(), 0])
+    identity = collections.defaultdict(dict)
+    for p in points:
+        k = host_kind(p["machine"])
+        kinds[k][0].add(p["program_id"])
+        kinds[k][1] += 1
+        # Every point carries its batch's identity time: a program measured again on another
+        # host keeps the first host's in its other points.
+        identity[p["program_id"]][k] = p["identity_time_s"]
+    if len(kinds) < 2:
+        return []
+    order = sorted(kinds, key=lambda k: -kinds[k][1])
+    name = {k: chr(ord("A") + i) for i, k in enumerate(order)}
+    lines = ["", "| host | kind | programs | points |", "| --- | --- | ---: | ---: |"]
+    for k in order:
+        lines.append(f"| {name[k]} | {k} | {len(kinds[k][0])} | {kinds[k][1]} |")
+    pairs = collections.defaultdict(list)
+    for times in identity.values():
+        if len(times) == 2:
+            (a, ta), (b, tb) = sorted(times.items(), key=lambda kv: name[kv[0]])
+            pairs[(a, b)].append(tb / ta)
+    for (a, b), r in pairs.items():
+        r.sort()
+        lines += ["", f"{len(r)} programs have an identity measured on hosts {name[a]} and {name[b]}: its time on "
+                      f"{name[b]} over {name[a]}, median {statistics.median(r):.2f}x (10th percentile {r[len(r) // 10]:.2f}x, 90th "
+                      f"{r[9 * len(r) // 10]:.2f}x). A program's speedups are ratios within one batch on one host, "
+                      "but which schedule wins may differ between hosts."]
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset", type=pathlib.Path)
@@ -101,7 +144,9 @@ def main(argv=None) -> int:
         if f.exists():
             failed += [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
     mismatches = [f for f in failed if str(f.get("error", "")).startswith("mismatch")]
-    machine = points[0]["machine"]
+    # The host most points ran on (the card lists the others where there are several).
+    common = collections.Counter(host_kind(p["machine"]) for p in points).most_common(1)[0][0]
+    machine = next(p["machine"] for p in points if host_kind(p["machine"]) == common)
 
     args.out_dir.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -164,6 +209,7 @@ def main(argv=None) -> int:
         xs = lengths[n]
         lines.append(f"| {n if n < 9 else '9 or more'} | {len(xs)} | {statistics.median(xs):.3f} | "
                      f"{sum(x > 1.1 for x in xs) / len(xs):.1%} |")
+    lines += machines_table(points)
     lines += ["", "| transformation | schedules using it |", "| --- | ---: |"]
     for k, n in kinds.most_common():
         lines.append(f"| {k} | {n} |")
@@ -197,7 +243,7 @@ def main(argv=None) -> int:
         f"95th {q(sets, 0.95) / 2**20:.1f} MiB"
         + (f"; {sum(s > llc for s in sets) / len(sets):.0%} of the programs exceed the last-level cache "
            f"({llc / 2**20:.0f} MiB) and {sum(s > 4 * llc for s in sets) / len(sets):.0%} four times it." if llc else "."),
-        f"Caches of the machine: {cache_text or 'not recorded'}.",
+        f"Caches of the machine (of one core; the host most points ran on): {cache_text or 'not recorded'}.",
         f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
         f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s (before each batch the "
         "generator samples the CPU use of the machine for 0.1 s (0.3 s in its first hour) and waits while others use over 15% of it)."
