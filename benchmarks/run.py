@@ -565,15 +565,27 @@ def plot(results, out_png: Path):
 
 
 def machine() -> str:
-    cpu = "unknown CPU"
+    """The host as its timings depend on it: the CPU's name (a hypervisor may show several CPU
+    generations under one, e.g. "AMD EPYC"), cores, widest vector extension and L2 of one core."""
+    cpu, flags = "unknown CPU", set()
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
+            if line.startswith("model name") and cpu == "unknown CPU":
                 cpu = line.split(":", 1)[1].strip()
-                break
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores"
+    parts = [cpu, f"{os.cpu_count()} cores"]
+    if flags:
+        parts.append("AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2")
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "level").read_text().strip() == "2":
+                parts.append(f"L2 {(index / 'size').read_text().strip()}")
+        except OSError:
+            pass
+    return ", ".join(parts)
 
 
 def code_version() -> str:

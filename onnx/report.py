@@ -145,6 +145,36 @@ class Trainer:
         m["name"], m["dir"], m["flags"], m["key"] = name, str(out), flags, key
         return m
 
+    def archived(self, name, *extra, epochs=None):
+        """The archive's training with flags `extra` and `epochs` (the one named `name` first),
+        whatever data it was trained on; None if it holds none. `stale` names the data's
+        digest when it is not this report's."""
+        if not self.archive:
+            return None
+        want = ([rel(e) for e in extra], epochs or self.epochs)
+        dirs = [self.archive / name] + sorted(k.parent for k in self.archive.glob("*/key.json"))
+        for d in dirs:
+            if not (d / "key.json").exists() or not (d / "metrics.json").exists():
+                continue
+            key = json.loads((d / "key.json").read_text())
+            if (key["flags"], key["epochs"]) == want and "init" not in key:
+                m = json.loads((d / "metrics.json").read_text())
+                m["name"], m["dir"], m["flags"], m["key"] = name, str(d), key["flags"], key
+                m["stale"] = key["data"] if key["data"] != self.stamp else None
+                return m
+        return None
+
+    def reuse(self, name, *extra, epochs=None, stale=False):
+        """Training `name` if trained on this data; else, with `stale`, the archive's training
+        of the same flags on earlier data; else trained now."""
+        m = self(name, *extra, epochs=epochs, train=not stale)
+        if m is None:
+            m = self.archived(name, *extra, epochs=epochs)
+            if m is None:
+                sys.exit(f"{name}: no archived training with these flags; run without --questions archived")
+            print(f"using {m['dir']} for {name} as archived (trained on data {m['stale']})", flush=True)
+        return m
+
     def checkpoint(self, m):
         """The weights of training `m`: its own model.pt, or the shipped file its archive entry
         names when the digest still matches (the archive keeps figures, not weights)."""
@@ -349,6 +379,10 @@ def main(argv=None):
                         "heads on their own bootstrap weights (train.py --heads); laplace: one network that "
                         "predicts its own error scale, calibrated to --coverage on validation (train.py --laplace)")
     p.add_argument("--coverage", type=float, default=0.8, help="the Laplace interval's calibrated coverage")
+    p.add_argument("--questions", choices=["ask", "archived"], default="ask",
+                   help="ask: train both sides of each question on this data; archived: take the answers of "
+                        "step 2 from the archived trainings where this data has none (a grown dataset then "
+                        "retrains only the shipped model; the report names the data they were asked on)")
     p.add_argument("--curves", choices=["train", "archived"], default="train",
                    help="train the learning curves' missing points, or show only those already trained (a "
                         "report written in one session; the rest is listed as not yet trained)")
@@ -395,8 +429,9 @@ def main(argv=None):
     # the learning curve below shows how the chosen training grows to all of them).
     qf = ["--train-fraction", args.question_fraction] if args.question_fraction < 1.0 else []
     questions = []
-    regression = trainer("regression", *qf)
-    ranking = trainer("ranking", "--rank-weight", args.rank_weight, *qf)
+    stale = args.questions == "archived"
+    regression = trainer.reuse("regression", *qf, stale=stale)
+    ranking = trainer.reuse("ranking", "--rank-weight", args.rank_weight, *qf, stale=stale)
     flags = ["--rank-weight", str(args.rank_weight)] if score(ranking) > score(regression) else []
     chosen = ranking if flags else regression
     questions.append(("pairwise ranking term (weight %g)" % args.rank_weight, regression, ranking, bool(flags)))
@@ -415,7 +450,8 @@ def main(argv=None):
                 for f in (work / "pretrain").iterdir():
                     if f.is_file() and f.stat().st_size < 20e6:
                         shutil.copy(f, encoder.parent / f.name)
-        pre = trainer("pretrained" if not flags else "ranking-pretrained", *flags, "--pretrained", encoder, *qf)
+        pre = trainer.reuse("pretrained" if not flags else "ranking-pretrained", *flags, "--pretrained", encoder, *qf,
+                            stale=stale)
         better = score(pre) > score(chosen)
         questions.append(("encoder pre-trained on %d programs' unlabeled vectors" % args.vectors, chosen, pre, better))
         if better:
@@ -423,7 +459,7 @@ def main(argv=None):
     if args.toy_dataset:
         toy_feats = work / "features-toy"
         featurize(args.toy_dataset, toy_feats)
-        with_toy = trainer(chosen["name"] + "-toy", *flags, "--extra-data", toy_feats, *qf)
+        with_toy = trainer.reuse(chosen["name"] + "-toy", *flags, "--extra-data", toy_feats, *qf, stale=stale)
         better = score(with_toy) > score(chosen)
         questions.append(("the toy-size dataset's programs added to training", chosen, with_toy, better))
         if better:
@@ -520,10 +556,12 @@ def main(argv=None):
         for f in fractions + [1.0]:
             extra = fl + (["--train-fraction", f] if f < 1.0 else [])
             m = trainer(f"{tag}-{f}" if f < 1.0 else tag, *extra, train=args.curves == "train")
+            if m is None and args.curves == "archived":
+                m = trainer.archived(f"{tag}-{f}" if f < 1.0 else tag, *extra)
             if m is None:
                 missing.append(f"{label} at {f:.0%}")
                 continue
-            pts.append((f, m["config"]["train_points"], m["test"]["all"]))
+            pts.append((f, m["config"]["train_points"], m["test"]["all"], m.get("stale")))
         curves[label] = pts
     learning_curve_plot(curves, pathlib.Path(args.report).parent / "learning-curve.png")
 
@@ -577,8 +615,13 @@ def main(argv=None):
     ]
     for q, a, b, kept in questions:
         va, vb = a["validation"]["all"], b["validation"]["all"]
-        lines.append(f"| {q} | {fmt(va['spearman'])} / {fmt(va['ndcg@5'])} | {fmt(vb['spearman'])} / "
-                     f"{fmt(vb['ndcg@5'])} | {'yes' if kept else 'no'} |")
+        old = a.get("stale") or b.get("stale")
+        lines.append(f"| {q}{' †' if old else ''} | {fmt(va['spearman'])} / {fmt(va['ndcg@5'])} | "
+                     f"{fmt(vb['spearman'])} / {fmt(vb['ndcg@5'])} | {'yes' if kept else 'no'} |")
+    olds = sorted({m.get("stale") for _, a, b, _ in questions for m in (a, b) if m.get("stale")})
+    if olds:
+        lines += ["", "† asked on an earlier dataset (digest " + ", ".join(olds) + ") and not again on this "
+                  "one (`--questions archived`: hours on 2 cores); its answer is taken as it was."]
     if not args.toy_dataset:
         lines += ["", "Not asked in this report (`--toy-dataset ''`): whether the toy-size dataset's programs help; "
                   "the shipped model is trained on the real-size data alone."]
@@ -629,9 +672,13 @@ def main(argv=None):
     lines += ["", "## Learning curves", "", "![learning curve](learning-curve.png)", "",
               "| curve | training programs | training points | MAPE | Spearman | nDCG@5 |", "|---|---|---|---|---|---|"]
     for label, pts in curves.items():
-        for f, n, m in pts:
-            lines.append(f"| {label} | {100 * f:.0f}% | {n} | {fmt(m['mape'], True)} | {fmt(m['spearman'])} | "
-                         f"{fmt(m['ndcg@5'])} |")
+        for f, n, m, old in pts:
+            lines.append(f"| {label}{' †' if old else ''} | {100 * f:.0f}% | {n} | {fmt(m['mape'], True)} | "
+                         f"{fmt(m['spearman'])} | {fmt(m['ndcg@5'])} |")
+    olds = sorted({old for pts in curves.values() for *_, old in pts if old})
+    if olds:
+        lines += ["", "† trained and tested on an earlier dataset (digest " + ", ".join(olds) + "), before the "
+                  "data of this report was merged: another split's test programs, not comparable point for point."]
     if missing:
         lines += ["", "Not yet trained (this report was written from the archived trainings, `--curves archived`): "
                   + ", ".join(missing) + "."]

@@ -453,6 +453,19 @@ fn remeasure_measures_a_kinds_points_again_and_a_merge_replaces_them() {
     for (k, t) in &new {
         assert_eq!(kept[k], *t, "{k:?} kept the old time");
     }
+    // `any`: every scheduled point, whatever its steps (a sample measured again on another host).
+    let all = dir.join("all");
+    let out = run(&["--remeasure", old.to_str().unwrap(), "--kind", "any"], &all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let scheduled: BTreeSet<(String, String)> = before.iter().filter(|(_, s)| !s.is_empty()).cloned().collect();
+    let measured: BTreeSet<(String, String)> = points(&all).into_iter().filter(|(_, s)| !s.is_empty()).collect();
+    assert_eq!(measured, scheduled);
+    // Every point records the host's vector extensions (what the card tells hosts apart by).
+    datagen::for_each_line(&all.join("shard-0-of-1.jsonl"), |l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["machine"]["isa"].is_array(), "{}", v["machine"]);
+    })
+    .unwrap();
     // A kind that does not exist is an error, not an empty run.
     let bad = run(&["--remeasure", old.to_str().unwrap(), "--kind", "vectorise"], &dir.join("bad"));
     assert!(!bad.status.success());

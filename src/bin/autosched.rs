@@ -165,7 +165,8 @@ enum Command {
         /// (`autosched merge NEW OLD`) to replace them.
         #[arg(long, requires = "kind")]
         remeasure: Option<PathBuf>,
-        /// The transformation kind whose points `--remeasure` measures again (e.g. vectorize).
+        /// The transformation kind whose points `--remeasure` measures again (e.g. vectorize;
+        /// `any`: every scheduled point).
         #[arg(long, requires = "remeasure")]
         kind: Option<String>,
     },

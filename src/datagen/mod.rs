@@ -43,6 +43,11 @@ pub struct Machine {
     /// ([`measure::OMP_BINDING`]; empty in data from before they were set).
     #[serde(default)]
     pub omp: String,
+    /// The instruction-set extensions `-march=native` code may use here
+    /// ([`crate::machine::ISA_FEATURES`]): the vector width the measured code ran at (data
+    /// from before 2026-11-26 has none; the card tells its hosts apart by their caches).
+    #[serde(default)]
+    pub isa: Vec<String>,
 }
 
 pub use crate::machine::{detect_caches, Cache};
@@ -71,6 +76,7 @@ impl Machine {
             threads,
             caches: detect_caches(),
             omp: measure::OMP_BINDING.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" "),
+            isa: crate::machine::fingerprint().isa.clone(),
         }
     }
 }
@@ -183,13 +189,22 @@ pub struct Remeasure {
     pub kind: String,
 }
 
+/// `--kind any`: every scheduled point of the dataset (e.g. to measure a sample of it again on
+/// another host and compare the labels).
+pub const ANY_KIND: &str = "any";
+
 /// The programs of `r.dataset` with points of kind `r.kind` (in the dataset's order of first
 /// appearance), each with those points' schedules.
 pub fn remeasure_jobs(r: &Remeasure) -> Result<Vec<(GeneratedProgram, Vec<Schedule>)>, DatagenError> {
-    if !crate::schedule::kinds::NAMES.contains(&r.kind.as_str()) {
+    let any = r.kind == ANY_KIND;
+    if !any && !crate::schedule::kinds::NAMES.contains(&r.kind.as_str()) {
         return Err(DatagenError::Program {
             id: r.dataset.display().to_string(),
-            message: format!("no transformation kind '{}' (kinds: {})", r.kind, crate::schedule::kinds::NAMES.join(", ")),
+            message: format!(
+                "no transformation kind '{}' (kinds: {}, or {ANY_KIND} for every scheduled point)",
+                r.kind,
+                crate::schedule::kinds::NAMES.join(", ")
+            ),
         });
     }
     #[derive(Deserialize)]
@@ -213,7 +228,7 @@ pub fn remeasure_jobs(r: &Remeasure) -> Result<Vec<(GeneratedProgram, Vec<Schedu
                 return;
             }
         };
-        if !schedule.steps.iter().any(|t| t.kind() == r.kind) {
+        if schedule.steps.is_empty() || !(any || schedule.steps.iter().any(|t| t.kind() == r.kind)) {
             return;
         }
         let k = *at.entry(point.program_id.clone()).or_insert_with(|| {
