@@ -312,9 +312,9 @@ def noise_ceiling(dataset, data, idx, draws=20, seed=0):
             r = json.loads(line)
             key = (r["program_id"], r["schedule"])
             if key in want:
-                times[key] = r["times_s"] or [r["time_s"]]
+                times[key] = (r["times_s"] or [r["time_s"]], r["identity_time_s"])
             if r["schedule"] == "":
-                identity[r["program_id"]] = r["times_s"] or [r["time_s"]]
+                identity[r["program_id"]] = (r["times_s"] or [r["time_s"]], r["time_s"])
     rng = np.random.default_rng(seed)
     runs = []
     for _ in range(draws):
@@ -325,7 +325,13 @@ def noise_ceiling(dataset, data, idx, draws=20, seed=0):
             if data.censored[i] or key not in times or prog not in identity:
                 rep[j] = data.speedup[i]
             else:
-                rep[j] = rng.choice(identity[prog]) / rng.choice(times[key])
+                own, batch_identity = times[key]
+                ident, ident_median = identity[prog]
+                # A point measured again with its identity (another batch, maybe another host)
+                # is not timed against the identity record that replaced the first one: there
+                # only its own repetitions vary, against its batch's identity median.
+                same = ident_median == batch_identity
+                rep[j] = (rng.choice(ident) if same else batch_identity) / rng.choice(own)
         runs.append(metrics.summary(rep, data.speedup[idx], data.program[idx], censored=data.censored[idx]))
     return {k: type(v)(np.median([r[k] for r in runs])) for k, v in runs[0].items()}
 
@@ -383,6 +389,9 @@ def main(argv=None):
                    help="ask: train both sides of each question on this data; archived: take the answers of "
                         "step 2 from the archived trainings where this data has none (a grown dataset then "
                         "retrains only the shipped model; the report names the data they were asked on)")
+    p.add_argument("--before-seen", default="",
+                   help="a file of the program ids the model shipped before trained or was validated on, for a "
+                        "model that does not record them: its row is then also scored on the test programs it never saw")
     p.add_argument("--curves", choices=["train", "archived"], default="train",
                    help="train the learning curves' missing points, or show only those already trained (a "
                         "report written in one session; the rest is listed as not yet trained)")
@@ -418,10 +427,18 @@ def main(argv=None):
             pred = np.full(len(data), np.nan)
             for i in test_idx:
                 pred[i] = got[(data.programs[data.program[i]], data.meta["schedules"][i])]
+            # The programs it trained or was validated on: recorded by the model since
+            # 2026-11-26, else given (--before-seen). A split drawn over a grown dataset puts
+            # many of them among this report's test programs.
+            seen = info.get("training", {}).get("seen_programs")
+            if seen is None and args.before_seen:
+                seen = pathlib.Path(args.before_seen).read_text().split()
             before = {"stamp": stamp, "figures": train_mod.breakdown(pred, data, test_idx),
                       "trained_on": info.get("training", {}).get("train_points"),
                       "real_size": "data_stamp" in info.get("training", {}),
-                      "members": info.get("members", 1)}
+                      "members": info.get("members", 1),
+                      "pred": {str(i): float(pred[i]) for i in test_idx},
+                      "seen": sorted(set(seen)) if seen is not None else None}
             cache.write_text(json.dumps(before))
 
     # 2. The training, chosen one question at a time by the validation figures, each question
@@ -531,6 +548,10 @@ def main(argv=None):
         info["ensemble_test"] = ensemble
         info_path.write_text(json.dumps(info, indent=1))
     info = json.loads(info_path.read_text())
+    if info.get("training", {}).get("data_stamp") == stamp and "seen_programs" not in info["training"]:
+        # What the next report must not score this model on.
+        info["training"]["seen_programs"] = sorted(data.programs[i] for i in np.concatenate([train_p, val_p]))
+        info_path.write_text(json.dumps(info, indent=1))
     cfg = trained_cfg
 
     # 4. Learning curve on the real-size data alone, with and without pre-training (the rest
@@ -576,7 +597,9 @@ def main(argv=None):
     lines = [
         "# The shipped cost model: held-out accuracy",
         "",
-        "Produced by `.venv/bin/python onnx/report.py` (featurize, choose the training by validation, learning "
+        "Produced by `.venv/bin/python onnx/report.py"
+        + "".join(" " + (a if a and " " not in a else repr(a)) for a in (argv if argv is not None else sys.argv[1:]))
+        + "` (featurize, choose the training by validation, learning "
         "curves, ensemble, export, parity). Trainings are reused while the data is unchanged.",
         "",
         "## Data and model",
@@ -633,8 +656,21 @@ def main(argv=None):
         lines.append(row("one network, one head, all training programs", single[-1][2]))
     if before:
         kind = "real-size" if before["real_size"] else "toy-size"
-        lines.append(row(f"model shipped before ({kind} data, {before['trained_on']} training points)",
+        lines.append(row(f"model shipped before ({kind} data, {before['trained_on']} training points)"
+                         + (f", {len(set(before['seen']) & {data.programs[p] for p in test_p})} of these programs "
+                            "among those it trained or was validated on" if before.get("seen") is not None else
+                            ", which may have trained on some of these programs"),
                          before["figures"]["all"]))
+        if before.get("seen") is not None:
+            unseen = np.array([i for i in idx if data.programs[data.program[i]] not in set(before["seen"])], dtype=int)
+            if len(unseen):
+                old_pred = np.full(len(data), np.nan)
+                for i in unseen:
+                    old_pred[i] = before["pred"][str(i)]
+                lines.append(row("the test programs neither model saw: the shipped model",
+                                 train_mod.breakdown(ens_pred, data, unseen)["all"]))
+                lines.append(row("the test programs neither model saw: the model shipped before",
+                                 train_mod.breakdown(old_pred, data, unseen)["all"]))
     lines.append(row("baseline: predict 1.0", ones))
     lines.append(row("ceiling: a replicate measurement as the prediction", ceiling))
     for k in sorted(ensemble):

@@ -1325,11 +1325,11 @@ fn score(
                 ms.push(t.elapsed().as_secs_f64() * 1e3);
             }
             ms.sort_by(f64::total_cmp);
-            let machine = affine_autosched::datagen::Machine::detect(1);
+            // The host by what its timing depends on (two CPUs share the name "AMD EPYC" here).
             let timing = serde_json::json!({
                 "batch": size, "repetitions": ms.len(), "median_ms": ms[ms.len() / 2], "min_ms": ms[0],
                 "max_ms": ms[ms.len() - 1], "program": id,
-                "machine": format!("{} ({} cores)", machine.cpu, machine.cores),
+                "machine": affine_autosched::machine::fingerprint().describe(),
             });
             let path = PathBuf::from(format!("{}.timing.json", out.display()));
             if let Err(e) = std::fs::write(&path, timing.to_string()) {
