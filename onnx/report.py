@@ -656,13 +656,14 @@ def main(argv=None):
         lines.append(row("one network, one head, all training programs", single[-1][2]))
     if before:
         kind = "real-size" if before["real_size"] else "toy-size"
+        seen = set(before["seen"]) if before.get("seen") is not None else None
         lines.append(row(f"model shipped before ({kind} data, {before['trained_on']} training points)"
-                         + (f", {len(set(before['seen']) & {data.programs[p] for p in test_p})} of these programs "
-                            "among those it trained or was validated on" if before.get("seen") is not None else
+                         + (f", {len(seen & {data.programs[p] for p in test_p})} of these programs "
+                            "among those it trained or was validated on" if seen is not None else
                             ", which may have trained on some of these programs"),
                          before["figures"]["all"]))
-        if before.get("seen") is not None:
-            unseen = np.array([i for i in idx if data.programs[data.program[i]] not in set(before["seen"])], dtype=int)
+        if seen is not None:
+            unseen = np.array([i for i in idx if data.programs[data.program[i]] not in seen], dtype=int)
             if len(unseen):
                 old_pred = np.full(len(data), np.nan)
                 for i in unseen:
