@@ -33,7 +33,7 @@ def main(argv=None):
     if not getattr(model, "laplace", None):
         sys.exit(f"{args.checkpoint} has no Laplace interval (train.py --laplace)")
     data = data_mod.Featurized(args.data)
-    _, val_p, test_p = data_mod.split_programs(len(data.programs), 1)
+    _, val_p, test_p = data_mod.split_programs(data.programs, 1)
     print("| coverage | set | geomean | changed | below 0.95x | worst |\n|---|---|---|---|---|---|")
     for name, progs in (("validation", val_p), ("test", test_p)):
         pred, idx = report.member_predictions([args.checkpoint], data, progs)

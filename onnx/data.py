@@ -5,6 +5,7 @@ sizes: fewer computations, slots and children than the dataset's maxima. Croppin
 drops padding, so a batch scores the same cropped or not (onnx/tests/test_model.py).
 """
 
+import hashlib
 import json
 import pathlib
 
@@ -118,13 +119,32 @@ def _pad(a, shape):
     return out
 
 
-def split_programs(n_programs, seed, fractions=(0.8, 0.1, 0.1)):
-    """Program indices of train / validation / test: no program in two splits."""
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n_programs)
-    a = int(round(fractions[0] * n_programs))
-    b = a + int(round(fractions[1] * n_programs))
-    return order[:a], order[a:b], order[b:]
+def split_programs(programs, seed, fractions=(0.8, 0.1, 0.1)):
+    """Program indices of train / validation / test: no program in two splits.
+
+    Each program goes where a seeded hash of its id falls, so a program keeps its split as
+    the dataset grows (a permutation over indices reshuffled every program whenever one was
+    added, and put a model's training programs among the next model's test programs). The
+    fractions hold in expectation, not exactly. Each part is in the order of the hash, so
+    its first programs are a random sample that keeps its members as the data grows (the
+    learning curve's fractions)."""
+    a, b = fractions[0], fractions[0] + fractions[1]
+    parts = ([], [], [])
+    for i, pid in enumerate(programs):
+        h = hashlib.blake2b(("%d/%s" % (seed, pid)).encode(), digest_size=8).digest()
+        u = int.from_bytes(h, "little") / 2.0 ** 64
+        parts[0 if u < a else 1 if u < b else 2].append((u, i))
+    # A tiny set (the tests' few programs) may leave a part empty: it takes the program
+    # nearest its range from the largest part.
+    lo_hi = ((0.0, a), (a, b), (b, 1.0))
+    for k in range(3):
+        if not parts[k] and len(programs) >= 3:
+            donor = max(range(3), key=lambda j: len(parts[j]))
+            mid = sum(lo_hi[k]) / 2
+            moved = min(parts[donor], key=lambda x: abs(x[0] - mid))
+            parts[donor].remove(moved)
+            parts[k].append(moved)
+    return tuple(np.array([i for _, i in sorted(x)], dtype=np.int64) for x in parts)
 
 
 def batches(data, programs, max_batch=32, shuffle_rng=None, programs_per_batch=1):

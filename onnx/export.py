@@ -69,7 +69,7 @@ def min_work(data, cfg):
     """The smallest work (`autosched featurize`'s per-program `work`: iterations of all
     computations) among the programs the network was trained on: the training split of its
     data and any --extra-data. None when the featurized sets predate the field."""
-    train_p, _, _ = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
+    train_p, _, _ = data_mod.split_programs(data.programs, cfg["args"]["split_seed"])
     work = data.meta.get("work")
     if work is None:
         return None
@@ -124,7 +124,9 @@ def reference(data, dataset_path, programs, torch_pred, out, count):
             r = json.loads(line)
             key = (r["program_id"], r["schedule"])
             if key in points:
+                # The host it was measured on: the working-set features compare with its caches.
                 p = progs.setdefault(r["program_id"], {"program_id": r["program_id"], "mlir": r["mlir"],
+                                                       "caches": (r.get("machine") or {}).get("caches", []),
                                                        "schedules": [], "predicted": []})
                 p["schedules"].append(r["schedule"])
                 p["predicted"].append(points[key])
@@ -178,7 +180,7 @@ def main(argv=None):
     set_metadata(out, metadata)
     export_s = time.time() - t
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    _, _, test_p = data_mod.split_programs(len(data.programs), cfg["args"]["split_seed"])
+    _, _, test_p = data_mod.split_programs(data.programs, cfg["args"]["split_seed"])
     worst, points, torch_pred = parity(model, session, data, test_p, max_depth, args.tolerance)
     ref_path = pathlib.Path(args.reference) if args.reference else out.parent / "reference.json"
     n_ref = reference(data, args.dataset, test_p, torch_pred, ref_path, args.reference_programs)

@@ -12,6 +12,7 @@ one is present.
 import argparse
 import json
 import pathlib
+import re
 import sys
 import time
 
@@ -71,6 +72,9 @@ def parse_args(argv):
                         "columns, the interval's ends")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
+    p.add_argument("--drop-features", metavar="REGEX", default="",
+                   help="zero the features whose layout name matches REGEX (re.search) in every point: what "
+                        "they add, asked by training without them (the network keeps the layout's width)")
     p.add_argument("--train-fraction", type=float, default=1.0,
                    help="use this fraction of the training programs (learning curve)")
     p.add_argument("--seed", type=int, default=0, help="seeds the split, the initialization and the order")
@@ -202,7 +206,13 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
 
     data = data_mod.Featurized(args.data)
-    train_p, val_p, test_p = data_mod.split_programs(len(data.programs), args.split_seed)
+    dropped = []
+    if args.drop_features:
+        dropped = [i for i, f in enumerate(data.layout["fields"]) if re.search(args.drop_features, f["name"])]
+        if not dropped:
+            raise SystemExit(f"--drop-features {args.drop_features!r} matches no feature of the layout")
+        data.comps[:, dropped] = 0.0
+    train_p, val_p, test_p = data_mod.split_programs(data.programs, args.split_seed)
     if args.train_fraction < 1.0:
         keep = max(1, int(round(args.train_fraction * len(train_p))))
         train_p = train_p[:keep]
@@ -271,6 +281,12 @@ def main(argv=None):
                              f"same --heads/--laplace to fine-tune it")
         model.load_state_dict(start["state"])
         config["init"] = {"path": str(args.init), "best_epoch": sc.get("best_epoch")}
+    if dropped:
+        # Zero in training and scaled to zero in the exported graph: the Rust featurizer
+        # still fills these columns, and the network must not read them.
+        with torch.no_grad():
+            model.feature_scale[dropped] = 0.0
+    config["dropped_features"] = [data.layout["fields"][i]["name"] for i in dropped]
     model = model.to(device)
     config["parameters"] = int(sum(p.numel() for p in model.parameters()))
     encoder_ids = {id(p) for p in encoder_params}

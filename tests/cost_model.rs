@@ -3,7 +3,7 @@
 //! missing and corrupt models are typed errors.
 
 use affine_autosched::cost_model::{self, CostModel, ModelError};
-use affine_autosched::features::{featurize, Featurized};
+use affine_autosched::features::{featurize, Featurized, Featurizer, Host};
 use affine_autosched::ir;
 use affine_autosched::mlir::LoadedModule;
 use affine_autosched::schedule::Schedule;
@@ -23,6 +23,9 @@ struct Reference {
 struct RefProgram {
     program_id: String,
     mlir: String,
+    /// The caches of the host the points were measured on (none: this machine's).
+    #[serde(default)]
+    caches: Vec<affine_autosched::machine::Cache>,
     schedules: Vec<String>,
     predicted: Vec<f32>,
 }
@@ -37,8 +40,10 @@ fn shipped_model_matches_pytorch_on_the_reference_points() {
     for p in &reference.programs {
         let module = LoadedModule::from_source(&p.mlir).unwrap();
         let program = ir::analyze_function(module.functions()[0]).unwrap().program;
+        let host = if p.caches.is_empty() { Host::this_machine().clone() } else { Host::from_caches(&p.caches) };
+        let featurizer = Featurizer::for_host(&program, host);
         let feats: Vec<Featurized> =
-            p.schedules.iter().map(|s| featurize(&program, &s.parse::<Schedule>().unwrap()).unwrap()).collect();
+            p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
         let refs: Vec<&Featurized> = feats.iter().collect();
         let got = model.predict(&refs).unwrap();
         for ((s, want), got) in p.schedules.iter().zip(&p.predicted).zip(&got) {

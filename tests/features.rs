@@ -3,7 +3,7 @@
 
 use affine_autosched::features::layout::{self, Kind, FEATURES};
 use affine_autosched::features::tensors::{Batch, Shared};
-use affine_autosched::features::{featurize, FeatureError, Featurized, ModelNode};
+use affine_autosched::features::{featurize, FeatureError, Featurized, Featurizer, Host, ModelNode};
 use affine_autosched::ir::{self, Program};
 use affine_autosched::limits::{MAX_ACCESSES, MAX_DEPTH};
 use affine_autosched::mlir::LoadedModule;
@@ -33,10 +33,17 @@ fn lf(f: &Featurized, c: usize, level: usize, name: &str) -> f32 {
     f.comps[c][layout::loop_field(level, name)]
 }
 
-/// Names of the fields that differ between two vectors.
+/// Names of the fields that differ between two vectors, besides the working set's (which
+/// most steps change: `working_set_follows_the_schedule_and_the_host` checks them).
 fn changed(a: &[f32], b: &[f32]) -> Vec<String> {
     let fields = layout::fields();
-    a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y).map(|(i, _)| fields[i].0.clone()).collect()
+    let working_set = |n: &str| layout::LOOP_WORKING_SET.iter().any(|(w, _)| n.ends_with(&format!(".{w}")));
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(i, (x, y))| x != y && !working_set(&fields[*i].0))
+        .map(|(i, _)| fields[i].0.clone())
+        .collect()
 }
 
 #[test]
@@ -423,4 +430,55 @@ fn the_log_transform_is_sign_times_ln_1p_bit_for_bit() {
         let want = (x.signum() * x.abs().ln_1p()) as f32;
         assert_eq!(layout::log_transform(x).to_bits(), want.to_bits(), "{x}");
     }
+}
+
+#[test]
+fn working_set_follows_the_schedule_and_the_host() {
+    // gemm's update S1: C[i][j] += A[i][k] * B[k][j], 200x220x240 f32.
+    let p = gemm();
+    let on = |l2: f64, s: &str| {
+        let host = Host { levels: vec![32768.0, l2, 32.0 * 1048576.0] };
+        Featurizer::for_host(&p, host).featurize(&s.parse::<Schedule>().unwrap()).unwrap()
+    };
+    let id = on(524288.0, "");
+    // One run of i: all of C, A and B; of j (i fixed): a row of C and of A, all of B; of k:
+    // one element of C, a row of A, a column of B.
+    let bytes = [(200 * 220 + 200 * 240 + 240 * 220) * 4, (220 + 240 + 240 * 220) * 4, (1 + 240 + 240) * 4];
+    for (level, b) in bytes.iter().enumerate() {
+        assert_eq!(lf(&id, 1, level, "working_set_bytes"), log(*b as f64), "level {level}");
+        assert_eq!(lf(&id, 1, level, "tile_working_set_bytes"), 0.0);
+    }
+    // 579,200 bytes exceed L1 and an L2 of 512 KiB, not one of 1 MiB.
+    assert_eq!(lf(&id, 1, 0, "caches_exceeded"), log(2.0));
+    assert_eq!(lf(&on(1048576.0, ""), 1, 0, "caches_exceeded"), log(1.0));
+    assert_eq!(lf(&id, 1, 1, "caches_exceeded"), log(1.0));
+    assert_eq!(lf(&id, 1, 2, "caches_exceeded"), 0.0);
+    // Tiles of 32 x 64: a run of the point loop i covers one tile of C, 32 rows of A and 64
+    // columns of B; a run of j's tile loop (inside i's, outside the point loops) covers
+    // 32 whole rows of C and A, and all of B.
+    let t = on(524288.0, "tile(L0:32, L0.0:64)");
+    assert_eq!(lf(&t, 1, 0, "working_set_bytes"), log(((32 * 64 + 32 * 240 + 240 * 64) * 4) as f64));
+    assert_eq!(lf(&t, 1, 0, "tile_working_set_bytes"), log(bytes[0] as f64));
+    assert_eq!(lf(&t, 1, 0, "tile_caches_exceeded"), log(2.0));
+    assert_eq!(lf(&t, 1, 1, "working_set_bytes"), log(((64 + 240 + 240 * 64) * 4) as f64));
+    assert_eq!(lf(&t, 1, 1, "tile_working_set_bytes"), log(((32 * 220 + 32 * 240 + 240 * 220) * 4) as f64));
+    assert_eq!(lf(&t, 1, 0, "caches_exceeded"), log(1.0));
+    // j outermost: a run of j covers everything; of i (j fixed), a column of C, all of A, a
+    // column of B.
+    let x = on(524288.0, "interchange(L0.0, L0)");
+    assert_eq!(lf(&x, 1, 1, "working_set_bytes"), log(bytes[0] as f64));
+    assert_eq!(lf(&x, 1, 0, "working_set_bytes"), log(((200 + 200 * 240 + 240) * 4) as f64));
+    // The pass's own featurizer uses this machine's caches.
+    assert_eq!(featurize(&p, &Schedule::default()).unwrap().comps, Featurizer::for_host(&p, Host::this_machine().clone()).featurize(&Schedule::default()).unwrap().comps);
+}
+
+#[test]
+fn hosts_read_from_recorded_caches_count_a_shared_l2_per_core() {
+    use affine_autosched::machine::Cache;
+    let c = |level, bytes, shared_by| Cache { level, bytes, shared_by };
+    // Data from before 2026-11-26 records no sharing: taken as private.
+    assert_eq!(Host::from_caches(&[c(1, 32768, 0), c(2, 1 << 20, 0), c(3, 32 << 20, 0)]).levels, vec![32768.0, 1048576.0, 33554432.0]);
+    // An L2 shared by two CPUs counts half per core; the L3 counts whole.
+    assert_eq!(Host::from_caches(&[c(1, 49152, 1), c(2, 4 << 20, 2), c(3, 300 << 20, 2)]).levels, vec![49152.0, 2097152.0, 314572800.0]);
+    assert!(Host::from_caches(&[]).levels.is_empty());
 }

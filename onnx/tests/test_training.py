@@ -61,7 +61,7 @@ def test_the_model_states_its_domain_and_the_pass_keeps_what_lies_outside(traine
     pass keeps the original of a smaller function, and says why."""
     tmp, model = trained
     feats = json.loads((tmp / "features" / "meta.json").read_text())
-    train_p, _, _ = data_mod.split_programs(len(feats["programs"]), 1)
+    train_p, _, _ = data_mod.split_programs(feats["programs"], 1)
     meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
     assert float(meta["min_work"]) == min(feats["work"][i] for i in train_p) > 0
     # The same network, told it was trained on programs larger than gemm.mlir.
@@ -281,7 +281,9 @@ def test_extra_training_data_joins_training_only(tmp_path):
     assert train.main(["--data", str(a), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
                        "--extra-data", str(b)]) == 0
     m = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    assert m["config"]["test_programs"] == 1 and m["config"]["train_programs"] == 8 + len(db.programs)
+    own_train, _, own_test = data_mod.split_programs(data_mod.Featurized(a).programs, 1)
+    assert m["config"]["test_programs"] == len(own_test)
+    assert m["config"]["train_programs"] == len(own_train) + len(db.programs)
 
 
 def torch_equal(x, y):
@@ -430,3 +432,45 @@ def test_graphs_of_the_earlier_input_forms_still_load_and_agree(trained, tmp_pat
         export.set_metadata(path, meta)
         (d / "reference.json").write_text((model.parent / "reference.json").read_text())
         assert_rust_matches_reference(path, d)
+
+
+def test_the_split_keeps_each_program_where_it_was_as_the_data_grows():
+    ids = ["r1-p%d" % i for i in range(2000)]
+    grown = ["r2-p%d" % i for i in range(700)] + ids[::-1]
+    name = lambda ids, parts: [set(ids[i] for i in part) for part in parts]
+    before = name(ids, data_mod.split_programs(ids, 1))
+    after = name(grown, data_mod.split_programs(grown, 1))
+    for b, a in zip(before, after):
+        assert b == a & set(ids)
+    assert not (before[0] & before[2]) and not (before[1] & before[2]) and not (before[0] & before[1])
+    sizes = [len(p) for p in before]
+    assert abs(sizes[0] / 2000 - 0.8) < 0.04 and abs(sizes[2] / 2000 - 0.1) < 0.03
+    # another seed draws another split
+    assert name(ids, data_mod.split_programs(ids, 2))[2] != before[2]
+
+
+def test_dropped_features_are_zero_in_training_and_unread_by_the_exported_graph(tmp_path):
+    import data as data_mod
+    import onnxruntime as ort
+    feats = tmp_path / "features"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
+                       "--drop-features", "working_set"]) == 0
+    cfg = json.loads((tmp_path / "run" / "metrics.json").read_text())["config"]
+    assert cfg["dropped_features"] and all("working_set" in n for n in cfg["dropped_features"])
+    model = tmp_path / "m.onnx"
+    assert export.main(["--checkpoint", str(tmp_path / "run" / "model.pt"), "--data", str(feats),
+                        "--dataset", str(DATASET), "--out", str(model), "--reference-programs", "0"]) == 0
+    d = data_mod.Featurized(feats)
+    names = [f["name"] for f in d.layout["fields"]]
+    cols = [names.index(n) for n in cfg["dropped_features"]]
+    x = [t.numpy() for t in d.padded_inputs(list(range(4)), d.layout["max_depth"], at_least=2)]
+    sess = ort.InferenceSession(str(model))
+    feed = lambda comps: dict(zip([i.name for i in sess.get_inputs()], [comps, *x[1:]]))
+    before = sess.run(None, feed(x[0]))[0]
+    changed = x[0].copy()
+    changed[:, :, cols] = 7.5
+    assert (sess.run(None, feed(changed))[0] == before).all()
+    with pytest.raises(SystemExit):
+        train.main(["--data", str(feats), "--out", str(tmp_path / "r2"), "--epochs", "1", "--quiet",
+                    "--drop-features", "no_such_feature"])

@@ -1276,17 +1276,30 @@ fn score(
         representation: affine_autosched::ir::Program,
         schedule: String,
         speedup: f64,
+        #[serde(default)]
+        machine: Option<PointHost>,
     }
-    // Points of one program are scored together, as the search does.
-    let mut groups: Vec<(String, affine_autosched::ir::Program, Vec<(String, f64)>)> = Vec::new();
+    #[derive(serde::Deserialize)]
+    struct PointHost {
+        #[serde(default)]
+        caches: Vec<affine_autosched::machine::Cache>,
+    }
+    // Points of one program are scored together, as the search does; each is featurized for
+    // the host it was measured on (as `autosched featurize` does for the trainer).
+    type Scored = (String, f64, features::Host);
+    let mut groups: Vec<(String, affine_autosched::ir::Program, Vec<Scored>)> = Vec::new();
     let read = affine_autosched::datagen::for_each_line(&dataset, |line| {
         let Ok(p) = serde_json::from_str::<Point>(line) else { return };
         if wanted.as_ref().is_some_and(|w| !w.contains(&p.program_id)) {
             return;
         }
+        let host = match &p.machine {
+            Some(m) if !m.caches.is_empty() => features::Host::from_caches(&m.caches),
+            _ => features::Host::this_machine().clone(),
+        };
         match groups.last_mut() {
-            Some(g) if g.0 == p.program_id => g.2.push((p.schedule, p.speedup)),
-            _ => groups.push((p.program_id, p.representation, vec![(p.schedule, p.speedup)])),
+            Some(g) if g.0 == p.program_id => g.2.push((p.schedule, p.speedup, host)),
+            _ => groups.push((p.program_id, p.representation, vec![(p.schedule, p.speedup, host)])),
         }
     });
     if let Err(e) = read {
@@ -1299,11 +1312,11 @@ fn score(
     let mut timed = false;
     for (id, program, points) in &groups {
         let mut feats = Vec::new();
-        for (s, _) in points {
+        for (s, _, host) in points {
             let f = s
                 .parse::<affine_autosched::schedule::Schedule>()
                 .map_err(|e| e.to_string())
-                .and_then(|s| features::featurize(program, &s).map_err(|e| e.to_string()));
+                .and_then(|s| features::Featurizer::for_host(program, host.clone()).featurize(&s).map_err(|e| e.to_string()));
             match f {
                 Ok(f) => feats.push(f),
                 Err(e) => {
@@ -1343,7 +1356,7 @@ fn score(
             match model.predict(&refs) {
                 Ok(p) => {
                     for (i, pred) in chunk.iter().zip(p) {
-                        let (s, measured) = &points[*i];
+                        let (s, measured, _) = &points[*i];
                         lines.push_str(&format!("{id}\t{s}\t{measured}\t{pred}\n"));
                         n += 1;
                     }

@@ -14,7 +14,7 @@
 //! - `meta.json`: programs, classes, schedules, sizes, the layout hash.
 
 use super::tensors::{write_npy, Batch};
-use super::{featurize, layout, Featurized};
+use super::{featurize, layout, Featurized, Featurizer, Host};
 use crate::ir::Program;
 use crate::schedule::Schedule;
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,15 @@ struct Point {
     censored: bool,
     #[serde(default)]
     identity_time_s: f64,
+    /// The host it was measured on (its caches: the working-set features compare with them).
+    #[serde(default)]
+    machine: Option<PointHost>,
+}
+
+#[derive(Deserialize)]
+struct PointHost {
+    #[serde(default)]
+    caches: Vec<crate::machine::Cache>,
 }
 
 #[derive(Serialize)]
@@ -115,7 +124,12 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                     return;
                 }
             };
-            match featurize(&p.representation, &schedule) {
+            // A point that does not say where it ran (hand-made data) is taken as this machine's.
+            let host = match &p.machine {
+                Some(m) if !m.caches.is_empty() => Host::from_caches(&m.caches),
+                _ => Host::this_machine().clone(),
+            };
+            match Featurizer::for_host(&p.representation, host).featurize(&schedule) {
                 Ok(f) => {
                     let c = classes.iter().position(|c| *c == p.class).unwrap_or_else(|| {
                         classes.push(p.class.clone());

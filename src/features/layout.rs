@@ -34,11 +34,25 @@ pub const LOOP_BASE: &[(&str, Kind)] = &[
 /// Where the loop ended up after the schedule.
 pub const LOOP_PLACEMENT: &[(&str, Kind)] = &[("final_depth", Kind::Log), ("innermost", Kind::Bool)];
 
+/// What one run of the loop touches, after the schedule: the bytes of the boxes its
+/// computation's accesses cover (one box per buffer, the largest), and how many of the
+/// host's cache levels (L1, L2 per core, L3) that exceeds; the same for the loop's tile
+/// loop when it is tiled (zero otherwise). The cache levels are the host's the point was
+/// measured on (the pass: this machine's): relative to the caches, so that a model trained
+/// on some hosts says something of another. Since layout [`WORKING_SET_SINCE`].
+pub const LOOP_WORKING_SET: &[(&str, Kind)] = &[
+    ("working_set_bytes", Kind::Log),
+    ("caches_exceeded", Kind::Log),
+    ("tile_working_set_bytes", Kind::Log),
+    ("tile_caches_exceeded", Kind::Log),
+];
+pub const WORKING_SET_SINCE: u32 = 4;
+
 /// The loop part of one level in layout `version`: [`LOOP_BASE`], then the sections of the
 /// structural kinds (which build the loop structure), [`LOOP_PLACEMENT`], then the sections
 /// of the kinds that refine loops in place, each group in registry order
 /// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields), keeping the
-/// sections that version has.
+/// sections that version has, then [`LOOP_WORKING_SET`] from its version on.
 pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     let sections = crate::schedule::kinds::FEATURE_SECTIONS;
     let group = |structural: bool| {
@@ -48,6 +62,9 @@ pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     out.extend(group(true));
     out.extend(LOOP_PLACEMENT.iter().copied());
     out.extend(group(false));
+    if version >= WORKING_SET_SINCE {
+        out.extend(LOOP_WORKING_SET.iter().copied());
+    }
     out
 }
 
@@ -73,9 +90,17 @@ const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
     v
 }
 
-/// The current layout version: the latest that a kind's features added. A model trained on
-/// an earlier version is given that version's columns ([`columns_at`]).
-pub const LAYOUT_VERSION: u32 = sections_since(crate::schedule::kinds::FEATURE_SECTIONS);
+/// The current layout version: the latest that a kind's features, or the working set,
+/// added. A model trained on an earlier version is given that version's columns
+/// ([`columns_at`]).
+pub const LAYOUT_VERSION: u32 = {
+    let kinds = sections_since(crate::schedule::kinds::FEATURE_SECTIONS);
+    if kinds > WORKING_SET_SINCE {
+        kinds
+    } else {
+        WORKING_SET_SINCE
+    }
+};
 
 const fn sections_width(sections: &[(bool, u32, &[(&str, Kind)])]) -> usize {
     let mut n = 0;
@@ -153,7 +178,7 @@ pub const COMP_SCALARS: &[(&str, Kind)] = &[
 
 pub const LOOP_PART: usize = 0;
 pub const LOOP_WIDTH: usize =
-    LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS);
+    LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS) + LOOP_WORKING_SET.len();
 pub const ACCESS_PART: usize = LOOP_PART + MAX_DEPTH * LOOP_WIDTH;
 pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
 pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();

@@ -53,9 +53,43 @@ pub struct Featurized {
     pub tree: ModelTree,
 }
 
-/// Featurizes `program` under `schedule` (which must name the program's loops).
+/// Featurizes `program` under `schedule` (which must name the program's loops), for this
+/// machine.
 pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, FeatureError> {
     Featurizer::new(program).featurize(schedule)
+}
+
+/// The host's cache levels as the features compare working sets with them (bytes): L1 and
+/// L2 of one core, the whole L3. A level sysfs did not report is absent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Host {
+    pub levels: Vec<f64>,
+}
+
+impl Host {
+    /// From caches as `machine::detect_caches` reads them (and the data records them; data
+    /// from before 2026-11-26 has no `shared_by`: such a cache counts as private).
+    pub fn from_caches(caches: &[crate::machine::Cache]) -> Host {
+        let mut levels = Vec::new();
+        for level in 1..=3 {
+            if let Some(c) = caches.iter().find(|c| c.level == level) {
+                let share = if level < 3 { c.shared_by.max(1) as f64 } else { 1.0 };
+                levels.push(c.bytes as f64 / share);
+            }
+        }
+        Host { levels }
+    }
+
+    /// This machine's.
+    pub fn this_machine() -> &'static Host {
+        static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
+        HOST.get_or_init(|| Host::from_caches(crate::machine::caches()))
+    }
+
+    /// How many of the levels `bytes` exceeds.
+    fn exceeded(&self, bytes: f64) -> f64 {
+        self.levels.iter().filter(|&&l| bytes > l).count() as f64
+    }
 }
 
 /// Featurizes one program under many schedules: what no schedule changes (each
@@ -63,16 +97,23 @@ pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, F
 /// is computed once. The search featurizes hundreds of candidates per stage.
 pub struct Featurizer<'a> {
     program: &'a Program,
+    host: Host,
     ranges: Vec<(i64, i64)>,
     /// Per computation, its vector with the loop part zero (or why it has none).
     statics: Vec<Result<Vec<f32>, FeatureError>>,
 }
 
 impl<'a> Featurizer<'a> {
+    /// For this machine.
     pub fn new(program: &'a Program) -> Featurizer<'a> {
+        Featurizer::for_host(program, Host::this_machine().clone())
+    }
+
+    /// For the host `host` (a dataset's points: the host each was measured on).
+    pub fn for_host(program: &'a Program, host: Host) -> Featurizer<'a> {
         let ranges = loop_ranges(program);
         let statics = program.computations.iter().map(|c| static_vector(program, &ranges, c.id)).collect();
-        Featurizer { program, ranges, statics }
+        Featurizer { program, host, ranges, statics }
     }
 
     pub fn featurize(&self, schedule: &Schedule) -> Result<Featurized, FeatureError> {
@@ -87,7 +128,7 @@ impl<'a> Featurizer<'a> {
             .enumerate()
             .map(|(c, v)| {
                 let mut v = v.clone()?;
-                loop_part(self.program, &sched, &self.ranges, c, &mut scratch, &mut v);
+                loop_part(self.program, &sched, &self.ranges, &self.host, c, &mut scratch, &mut v);
                 Ok(v)
             })
             .collect::<Result<Vec<_>, FeatureError>>()?;
@@ -217,7 +258,15 @@ fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Resu
 
 /// The loop part of a computation's vector under `sched` (`v[..ACCESS_PART]`), through
 /// `scratch` (that many values, overwritten).
-fn loop_part(program: &Program, sched: &Scheduled, ranges: &[(i64, i64)], comp: CompId, scratch: &mut [f64], v: &mut [f32]) {
+fn loop_part(
+    program: &Program,
+    sched: &Scheduled,
+    ranges: &[(i64, i64)],
+    host: &Host,
+    comp: CompId,
+    scratch: &mut [f64],
+    v: &mut [f32],
+) {
     let c = &program.computations[comp];
     scratch.fill(0.0);
     let enclosing = sched.enclosing(comp);
@@ -246,10 +295,36 @@ fn loop_part(program: &Program, sched: &Scheduled, ranges: &[(i64, i64)], comp: 
         }
         // What each kind of step left on this loop (its section of the layout).
         crate::schedule::kinds::loop_features(program, sched, &LoopAt { live, point, tile, tile2, comp, level }, &mut |name, x| scratch[f(name)] = x);
+        if let Some(node) = sched.node_of(point) {
+            let bytes = working_set(program, sched, comp, node);
+            scratch[f("working_set_bytes")] = bytes;
+            scratch[f("caches_exceeded")] = host.exceeded(bytes);
+        }
+        if let Some(node) = sched.node_of(tile) {
+            let bytes = working_set(program, sched, comp, node);
+            scratch[f("tile_working_set_bytes")] = bytes;
+            scratch[f("tile_caches_exceeded")] = host.exceeded(bytes);
+        }
     }
     for ((out, x), k) in v.iter_mut().zip(scratch.iter()).zip(layout::kinds()) {
         *out = transform(*x, *k);
     }
+}
+
+/// Bytes one run of loop node `node` touches through `comp`'s accesses: per buffer, the
+/// largest box of its accesses (accesses of one buffer at small offsets, as a stencil's,
+/// overlap almost wholly).
+fn working_set(program: &Program, sched: &Scheduled, comp: CompId, node: usize) -> f64 {
+    let c = &program.computations[comp];
+    let mut per_buffer: Vec<(usize, f64)> = Vec::new();
+    for a in std::iter::once(&c.store).chain(c.loads.iter()) {
+        let bytes = sched.box_elements(program, comp, a, node) * program.buffers[a.buffer].element_type.bytes() as f64;
+        match per_buffer.iter_mut().find(|(b, _)| *b == a.buffer) {
+            Some((_, x)) => *x = x.max(bytes),
+            None => per_buffer.push((a.buffer, bytes)),
+        }
+    }
+    per_buffer.iter().map(|(_, x)| x).sum()
 }
 
 /// A raw feature value as the model reads it: the log transform on non-boolean fields.

@@ -8,8 +8,8 @@
 //! module holds the tree and the queries the kinds share (chains, innermost loops, names).
 
 use super::kinds::Stage;
-use super::{LoopName, Schedule};
-use crate::ir::{Child, CompId, LoopId, Program};
+use super::{LoopName, Schedule, MAX_TILE_LEVELS};
+use crate::ir::{Access, Child, CompId, LoopId, Program};
 use std::collections::HashMap;
 
 /// A step of the schedule that the symbolic tree cannot follow.
@@ -251,6 +251,51 @@ impl Scheduled {
             p = self.nodes[q].parent;
         }
         false
+    }
+
+    /// Elements in the box of `a` over one run of loop node `target`: per dimension, the span
+    /// of its subscript over the ranges the computation's loops take inside the target (a
+    /// point loop inside it whose tile loop is outside runs over one tile; loops outside it
+    /// are fixed), capped by the buffer's size.
+    pub fn box_elements(&self, program: &Program, comp: CompId, a: &Access, target: usize) -> f64 {
+        let tree = self;
+        let c = &program.computations[comp];
+        let enclosing = tree.enclosing(comp);
+        let within = |node: Option<usize>| node.is_some_and(|n| n == target || tree.inside(n, target));
+        let ranges: Vec<f64> = c
+            .iterators
+            .iter()
+            .map(|&orig| {
+                let live = tree.live(orig);
+                let node = |level: u8| {
+                    enclosing.iter().find(|e| e.loop_id == live && e.tile == level).and_then(|e| tree.node_of(*e))
+                };
+                let extent = program.loops[orig].trip_count.unwrap_or(1).max(1) as f64;
+                if !within(node(0)) {
+                    return 1.0;
+                }
+                // Inside the target up to level k, outside from level k + 1: the loop runs over
+                // one tile of level k + 1, the product of the tile sizes below it.
+                let mut span = 1.0;
+                for level in 0..=MAX_TILE_LEVELS {
+                    let Some(size) = node(level).and_then(|n| tree.tag(tree.nodes[n].ent, Stage::Tile)) else { return extent };
+                    span *= size as f64;
+                    if !within(node(level + 1)) {
+                        return span.min(extent);
+                    }
+                }
+                extent
+            })
+            .collect();
+        let shape = &program.buffers[a.buffer].shape;
+        a.matrix
+            .iter()
+            .enumerate()
+            .map(|(r, row)| {
+                let span: f64 = 1.0 + row.iter().zip(&ranges).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
+                shape.get(r).map_or(span, |d| span.min(*d as f64))
+            })
+            .product()
     }
 
     /// The computations nested (at any depth) in node `n`, by id.
