@@ -41,7 +41,7 @@ case "$sizes" in
     done
     # The first run's raw logs (onnx/data/raw-r1/) were never committed: its card of
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
-    [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25); its logs are not committed, so the failed count below is of the later runs only.")
+    [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
     for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
