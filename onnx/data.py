@@ -34,6 +34,10 @@ class Featurized:
         t = d / "identity_time.npy"
         self.identity_time = np.load(t) if t.exists() else np.full(len(self.noisy), np.nan, dtype=np.float32)
         self.klass = np.load(d / "class.npy")
+        # The host each point was measured on (featurized before 2026-11-26: one, unnamed).
+        h = d / "host.npy"
+        self.host = np.load(h) if h.exists() else np.zeros(len(self.noisy), dtype=np.int32)
+        self.hosts = self.meta.get("hosts", [])
         self.classes = self.meta["classes"]
         self.programs = self.meta["programs"]
         if self.layout["hash"] != self.meta["layout_hash"] or self.comps.shape[1] != self.layout["features"]:
@@ -67,6 +71,10 @@ class Featurized:
         remap = np.array([classes.index(c) for c in other.classes], dtype=self.klass.dtype)
         self.classes = self.meta["classes"] = classes
         self.klass = np.concatenate([self.klass, remap[other.klass]])
+        hosts = list(self.hosts) + [h for h in other.hosts if h not in self.hosts]
+        hremap = np.array([hosts.index(h) for h in other.hosts] or [0], dtype=self.host.dtype)
+        self.hosts = self.meta["hosts"] = hosts
+        self.host = np.concatenate([self.host, hremap[other.host]])
         self.programs = self.meta["programs"] = list(self.programs) + list(other.programs)
         self.meta["schedules"] = list(self.meta["schedules"]) + list(other.meta["schedules"])
         self.program = np.concatenate([self.program, other.program + n_prog])

@@ -205,12 +205,13 @@ class Trainer:
 
 def featurize(dataset, d):
     """`d` holds `dataset` featurized in the current form; returns the dataset's digest. A
-    set of another digest, or featurized before `autosched featurize` wrote per-program
-    `work` (it would export a model without its domain, min_work), is featurized again."""
+    set of another digest, or featurized before `autosched featurize` wrote each point's
+    host (the figures by host; sets older still lack per-program `work`, the model's
+    domain), is featurized again."""
     stamp = digest(dataset)
     meta = d / "meta.json"
     current = ((d / "stamp").exists() and (d / "stamp").read_text() == stamp and meta.exists()
-               and "work" in json.loads(meta.read_text()))
+               and "hosts" in json.loads(meta.read_text()))
     if not current:
         shutil.rmtree(d, ignore_errors=True)
         run([AUTOSCHED, "featurize", dataset, "--out", d])
@@ -695,6 +696,9 @@ def main(argv=None):
     for k in sorted(ensemble):
         if k.startswith("class:"):
             lines.append(row(k[len("class:"):], ensemble[k]))
+    for k in sorted(ensemble):
+        if k.startswith("host:"):
+            lines.append(row(f"measured on a host with {k[len('host:'):]}", ensemble[k]))
     for name, _, _ in train_mod.RUN_TIME_BUCKETS:
         if f"time:{name}" in ensemble:
             lines.append(row(f"identity runs {name}", ensemble[f"time:{name}"]))

@@ -182,6 +182,12 @@ def breakdown(preds, data, idx):
         sel = idx[data.klass[idx] == c]
         if len(sel):
             out[f"class:{name}"] = summary(sel)
+    # By the host the points were measured on (where the data holds several).
+    if len(getattr(data, "hosts", [])) > 1:
+        for h, name in enumerate(data.hosts):
+            sel = idx[data.host[idx] == h]
+            if len(sel):
+                out[f"host:{name}"] = summary(sel)
     # By the program's run time (its identity's): what the model knows of small and large.
     for name, lo, hi in RUN_TIME_BUCKETS:
         t = data.identity_time[idx]

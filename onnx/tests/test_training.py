@@ -8,6 +8,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import onnx
 import pytest
 
@@ -474,3 +475,38 @@ def test_dropped_features_are_zero_in_training_and_unread_by_the_exported_graph(
     with pytest.raises(SystemExit):
         train.main(["--data", str(feats), "--out", str(tmp_path / "r2"), "--epochs", "1", "--quiet",
                     "--drop-features", "no_such_feature"])
+
+
+def test_points_are_featurized_for_the_host_they_record_and_scored_by_host(tmp_path):
+    """Two copies of the same programs, recorded on hosts with an L2 of 256 KiB and of 64 MiB:
+    the cache-relative fields differ, the rest do not, and the figures come per host."""
+    import gzip
+    import data as data_mod
+    lines = []
+    with gzip.open(DATASET, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if len(lines) >= 60:
+                break
+            lines.append(r)
+    out = tmp_path / "two-hosts.jsonl.gz"
+    with gzip.open(out, "wt") as f:
+        for l2, tag in ((256 << 10, "small"), (64 << 20, "big")):
+            for r in lines:
+                r = dict(r, program_id=f"{r['program_id']}-{tag}")
+                r["machine"] = dict(r["machine"], caches=[{"level": 1, "bytes": 32768, "shared_by": 1},
+                                                          {"level": 2, "bytes": l2, "shared_by": 1},
+                                                          {"level": 3, "bytes": 1 << 30, "shared_by": 2}])
+                f.write(json.dumps(r) + "\n")
+    feats = tmp_path / "features"
+    subprocess.run([AUTOSCHED, "featurize", out, "--out", feats], check=True)
+    d = data_mod.Featurized(feats)
+    assert d.hosts == ["L1 32 KiB, L2 256 KiB, L3 1048576 KiB", "L1 32 KiB, L2 65536 KiB, L3 1048576 KiB"]
+    n = len(d) // 2
+    assert list(d.host) == [0] * n + [1] * n
+    names = [f["name"] for f in d.layout["fields"]]
+    differ = {names[j] for j in np.nonzero((d.comps[: d.offsets[n]] != d.comps[d.offsets[n]:]).any(axis=0))[0]}
+    assert differ and all(x.endswith("caches_exceeded") for x in differ), differ
+    pred = np.ones(len(d))
+    rows = train.breakdown(pred, d, np.arange(len(d)))
+    assert rows["host:" + d.hosts[0]]["points"] == n and rows["host:" + d.hosts[1]]["points"] == n

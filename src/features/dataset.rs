@@ -10,7 +10,9 @@
 //! - `speedup.npy` f32[N], `program.npy` i32[N] (index into meta's programs),
 //!   `noisy.npy` i32[N], `class.npy` i32[N], `censored.npy` i32[N] (1: the speedup is an
 //!   upper bound, see `datagen::Record::censored`), `identity_time.npy` f32[N] (seconds of
-//!   the program's identity run, for metrics by run-time bucket);
+//!   the program's identity run, for metrics by run-time bucket), `host.npy` i32[N] (index
+//!   into meta's hosts: the caches of the host the point was measured on, as the features
+//!   see them, for metrics by host);
 //! - `meta.json`: programs, classes, schedules, sizes, the layout hash.
 
 use super::tensors::{write_npy, Batch};
@@ -69,6 +71,8 @@ pub struct Meta {
     pub work: Vec<f64>,
     pub classes: Vec<String>,
     pub schedules: Vec<String>,
+    /// The hosts the points were measured on, as the features see them ([`Host::describe`]).
+    pub hosts: Vec<String>,
     pub skipped: Vec<String>,
 }
 
@@ -86,6 +90,8 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     let mut censored = Vec::new();
     let mut identity_time = Vec::new();
     let mut class = Vec::new();
+    let mut host_of: Vec<i32> = Vec::new();
+    let mut hosts: Vec<String> = Vec::new();
     let mut programs: Vec<String> = Vec::new();
     let mut work: Vec<f64> = Vec::new();
     let mut program_index: HashMap<String, i32> = HashMap::new();
@@ -129,6 +135,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                 Some(m) if !m.caches.is_empty() => Host::from_caches(&m.caches),
                 _ => Host::this_machine().clone(),
             };
+            let described = host.describe();
             match Featurizer::for_host(&p.representation, host).featurize(&schedule) {
                 Ok(f) => {
                     let c = classes.iter().position(|c| *c == p.class).unwrap_or_else(|| {
@@ -142,6 +149,11 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                     censored.push(p.censored as i32);
                     identity_time.push(p.identity_time_s as f32);
                     class.push(c as i32);
+                    let h = hosts.iter().position(|h| *h == described).unwrap_or_else(|| {
+                        hosts.push(described);
+                        hosts.len() - 1
+                    });
+                    host_of.push(h as i32);
                     schedules.push(p.schedule);
                     bar.inc(1);
                 }
@@ -185,6 +197,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
     write_npy(&w("censored.npy"), &[n], &censored).map_err(io(out))?;
     write_npy(&w("identity_time.npy"), &[n], &identity_time).map_err(io(out))?;
     write_npy(&w("class.npy"), &[n], &class).map_err(io(out))?;
+    write_npy(&w("host.npy"), &[n], &host_of).map_err(io(out))?;
     let spec = layout::spec();
     let spec_text = serde_json::to_string_pretty(&spec).expect("layout serializes");
     std::fs::write(w("layout.json"), spec_text).map_err(io(out))?;
@@ -200,6 +213,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
         work,
         classes,
         schedules,
+        hosts,
         skipped,
     };
     let meta_text = serde_json::to_string(&meta).expect("meta serializes");

@@ -86,6 +86,16 @@ impl Host {
         HOST.get_or_init(|| Host::from_caches(crate::machine::caches()))
     }
 
+    /// "L1 32 KiB, L2 512 KiB, L3 32768 KiB": the levels as the features see them.
+    pub fn describe(&self) -> String {
+        let levels: Vec<String> = self.levels.iter().enumerate().map(|(i, b)| format!("L{} {} KiB", i + 1, (*b as u64) / 1024)).collect();
+        if levels.is_empty() {
+            "caches not recorded".to_string()
+        } else {
+            levels.join(", ")
+        }
+    }
+
     /// How many of the levels `bytes` exceeds.
     fn exceeded(&self, bytes: f64) -> f64 {
         self.levels.iter().filter(|&&l| bytes > l).count() as f64
