@@ -40,8 +40,7 @@ fn shipped_model_matches_pytorch_on_the_reference_points() {
     for p in &reference.programs {
         let module = LoadedModule::from_source(&p.mlir).unwrap();
         let program = ir::analyze_function(module.functions()[0]).unwrap().program;
-        let host = if p.caches.is_empty() { Host::this_machine().clone() } else { Host::from_caches(&p.caches) };
-        let featurizer = Featurizer::for_host(&program, host);
+        let featurizer = Featurizer::for_host(&program, Host::recorded(&p.caches));
         let feats: Vec<Featurized> =
             p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
         let refs: Vec<&Featurized> = feats.iter().collect();

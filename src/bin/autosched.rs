@@ -1293,10 +1293,7 @@ fn score(
         if wanted.as_ref().is_some_and(|w| !w.contains(&p.program_id)) {
             return;
         }
-        let host = match &p.machine {
-            Some(m) if !m.caches.is_empty() => features::Host::from_caches(&m.caches),
-            _ => features::Host::this_machine().clone(),
-        };
+        let host = features::Host::recorded(p.machine.as_ref().map_or(&[][..], |m| &m.caches));
         match groups.last_mut() {
             Some(g) if g.0 == p.program_id => g.2.push((p.schedule, p.speedup, host)),
             _ => groups.push((p.program_id, p.representation, vec![(p.schedule, p.speedup, host)])),

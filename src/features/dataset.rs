@@ -130,11 +130,7 @@ pub fn featurize_dataset(inputs: &[PathBuf], out: &Path, limit: Option<usize>) -
                     return;
                 }
             };
-            // A point that does not say where it ran (hand-made data) is taken as this machine's.
-            let host = match &p.machine {
-                Some(m) if !m.caches.is_empty() => Host::from_caches(&m.caches),
-                _ => Host::this_machine().clone(),
-            };
+            let host = Host::recorded(p.machine.as_ref().map_or(&[][..], |m| &m.caches));
             let described = host.describe();
             match Featurizer::for_host(&p.representation, host).featurize(&schedule) {
                 Ok(f) => {

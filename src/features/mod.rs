@@ -80,6 +80,16 @@ impl Host {
         Host { levels }
     }
 
+    /// The host a data point records (its `machine.caches`); a point that records none
+    /// (hand-made data, the toy dataset) is taken as this machine's.
+    pub fn recorded(caches: &[crate::machine::Cache]) -> Host {
+        if caches.is_empty() {
+            Host::this_machine().clone()
+        } else {
+            Host::from_caches(caches)
+        }
+    }
+
     /// This machine's.
     pub fn this_machine() -> &'static Host {
         static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
