@@ -6,7 +6,7 @@ use affine_autosched::ir;
 use affine_autosched::limits::{MAX_COMPUTATIONS, MAX_DEPTH};
 use affine_autosched::measure;
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::Schedule;
+use affine_autosched::schedule::{tile_sizes, Schedule};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -283,15 +283,21 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
             assert_eq!(&p.id, id);
             assert_eq!(p.mlir, v["mlir"].as_str().unwrap(), "{id}");
             if n < schedules_wanted {
-                // Every stored schedule is one the sampler draws again (a few it drew may be
-                // missing from the data: dropped when they compiled too slowly).
                 // Every stored schedule is one the sampler draws again, short walks only (the
                 // first dataset) or half long ones (the chunks); a few it draws may be missing
                 // from the data (dropped when they compiled too slowly).
+                // Tile sizes are drawn for the caches and cores of the host that measured.
                 let stored: BTreeSet<String> = schedules.iter().filter(|s| !s.is_empty()).cloned().collect();
+                let caches: Vec<affine_autosched::machine::Cache> = serde_json::from_value(v["machine"]["caches"].clone()).unwrap();
+                let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize);
                 let again = [0, 8].iter().find_map(|&long| {
-                    let drawn: BTreeSet<String> =
-                        datagen::build_batch(&p, 16, long).unwrap().schedules.iter().map(|s| s.to_string()).collect();
+                    let drawn: BTreeSet<String> = host
+                        .scoped(|| datagen::build_batch(&p, 16, long))
+                        .unwrap()
+                        .schedules
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect();
                     (stored.is_subset(&drawn) && stored.len() + 2 >= drawn.len()).then_some(drawn.len())
                 });
                 assert!(again.is_some(), "{id}: its {} schedules are not what the sampler draws", stored.len());

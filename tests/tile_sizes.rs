@@ -80,6 +80,15 @@ fn the_search_is_offered_the_models_sizes() {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
+    // Inside a scope the sizes are another host's (regenerating its data); outside, this one's.
+    let small = Target { budget_bytes: 16 << 10, cores: 1 };
+    let c = choose(&p, &tree, &b, &small).unwrap();
+    let want_small = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
+    assert_ne!(want_small, want, "a 16 KiB budget gives other sizes");
+    let scoped: Vec<String> = small.scoped(|| candidates(&p, &s, Stage::Tile)).iter().map(|t| t.to_string()).collect();
+    assert!(scoped.contains(&want_small), "{want_small} not in {scoped:?}");
+    assert_eq!(Target::current(), Target::machine());
+    assert!(candidates(&p, &s, Stage::Tile).iter().any(|t| t.to_string() == want));
 }
 
 #[test]

@@ -60,6 +60,36 @@ impl Target {
     pub fn machine() -> Target {
         Target { budget_bytes: budget(crate::machine::caches()), cores: crate::machine::cores() }
     }
+
+    /// The host a data point records (its `machine.caches` and `cores`), to draw again the
+    /// candidates it was drawn from on another host.
+    pub fn recorded(caches: &[Cache], cores: usize) -> Target {
+        Target { budget_bytes: budget(caches), cores: cores.max(1) }
+    }
+
+    /// What tiling candidates are sized for on this thread: this machine, unless inside
+    /// [`Target::scoped`].
+    pub fn current() -> Target {
+        SCOPED.with(|t| t.get()).unwrap_or_else(Target::machine)
+    }
+
+    /// Runs `f` with candidates sized for `self` on this thread (a scope, not a parameter:
+    /// the candidates of every kind take the program and tree only, and this one target is
+    /// the exception that regenerating another host's data needs).
+    pub fn scoped<R>(self, f: impl FnOnce() -> R) -> R {
+        struct Restore(Option<Target>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                SCOPED.with(|t| t.set(self.0));
+            }
+        }
+        let _restore = Restore(SCOPED.with(|t| t.replace(Some(self))));
+        f()
+    }
+}
+
+thread_local! {
+    static SCOPED: std::cell::Cell<Option<Target>> = const { std::cell::Cell::new(None) };
 }
 
 /// How much longer than an even share the busiest core works when the `trips` iterations
