@@ -33,6 +33,7 @@ import argparse
 import hashlib
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -155,18 +156,36 @@ class Trainer:
         digest when it is not this report's."""
         if not self.archive:
             return None
-        want = ([rel(e) for e in extra], epochs or self.epochs)
+        flags, epochs = [rel(e) for e in extra], epochs or self.epochs
         dirs = [self.archive / name] + sorted(k.parent for k in self.archive.glob("*/key.json"))
         for d in dirs:
             if not (d / "key.json").exists() or not (d / "metrics.json").exists():
                 continue
             key = json.loads((d / "key.json").read_text())
-            if (key["flags"], key["epochs"]) == want and "init" not in key:
+            config = json.loads((d / "metrics.json").read_text()).get("config", {})
+            if key["epochs"] == epochs and "init" not in key and self.same_flags(flags, key["flags"], config):
                 m = json.loads((d / "metrics.json").read_text())
                 m["name"], m["dir"], m["flags"], m["key"] = name, str(d), key["flags"], key
                 m["stale"] = key["data"] if key["data"] != self.stamp else None
                 return m
         return None
+
+    def same_flags(self, want, had, config):
+        """Whether a training with flags `had` (on the layout its `config` names) is the one
+        `want` asks for: the same flags, or the same but for `--drop-features REGEX` where its
+        layout had none of the fields REGEX drops from this one (a training on layout 3 is one
+        without layout 4's working-set fields)."""
+        if want == had:
+            return True
+        if "--drop-features" not in want or "--drop-features" in had:
+            return False
+        i = want.index("--drop-features")
+        if want[:i] + want[i + 2:] != had:
+            return False
+        layout = json.loads((self.feats / "layout.json").read_text())
+        names = [f["name"] for f in layout["fields"]]
+        kept = [n for n in names if not re.search(want[i + 1], n)]
+        return config.get("layout_hash") != layout["hash"] and config.get("features") == len(kept)
 
     def reuse(self, name, *extra, epochs=None, stale=False):
         """Training `name` if trained on this data; else, with `stale`, the archive's training
@@ -346,6 +365,10 @@ def learning_curve_plot(curves, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter, ScalarFormatter
+    curves = {label: curve for label, curve in curves.items() if curve}
+    if not curves:
+        path.unlink(missing_ok=True)
+        return
     fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
     for label, curve in curves.items():
         xs = [c[1] for c in curve]
@@ -734,7 +757,8 @@ def main(argv=None):
     for rule, r in rules.items():
         lines.append(f"| {rule} | {r['programs']} | {r['geomean']:.3f}x | {r['changed']} | {r['below_0.95']} | "
                      f"{r['worst']:.3f}x |")
-    lines += ["", "## Learning curves", "", "![learning curve](learning-curve.png)", "",
+    plot = ["![learning curve](learning-curve.png)", ""] if any(curves.values()) else []
+    lines += ["", "## Learning curves", "", *plot,
               "| curve | training programs | training points | MAPE | Spearman | nDCG@5 |", "|---|---|---|---|---|---|"]
     for label, pts in curves.items():
         for f, n, m, old in pts:
@@ -743,7 +767,9 @@ def main(argv=None):
     olds = sorted({old for pts in curves.values() for *_, old in pts if old})
     if olds:
         lines += ["", "† trained and tested on an earlier dataset (digest " + ", ".join(olds) + "), before the "
-                  "data of this report was merged: another split's test programs, not comparable point for point."]
+                  "data of this report was merged: another split's test programs, not comparable point for point; "
+                  "on an earlier feature layout where it had fewer fields (a training that drops fields is matched by "
+                  "one on a layout without them)."]
     if missing:
         lines += ["", "Not yet trained (this report was written from the archived trainings, `--curves archived`): "
                   + ", ".join(missing) + "."]
