@@ -52,6 +52,30 @@ fn texts(ts: &[Transform]) -> Vec<String> {
     ts.iter().map(|t| t.to_string()).collect()
 }
 
+/// A loop that runs once (a batch of one) is not offered for parallelization: the two
+/// outermost loops that may run more than once are.
+#[test]
+fn loops_that_run_once_are_not_parallelized() {
+    let m = LoadedModule::from_source(
+        "func.func @k(%a: memref<1x64x32xf32>, %b: memref<1x64x32xf32>) {
+           affine.for %n = 0 to 1 {
+             affine.for %c = 0 to 64 {
+               affine.for %w = 0 to 32 {
+                 %v = affine.load %a[%n, %c, %w] : memref<1x64x32xf32>
+                 %r = arith.addf %v, %v : f32
+                 affine.store %r, %b[%n, %c, %w] : memref<1x64x32xf32>
+               }
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let par = candidates(&p, &Schedule::default(), Stage::Parallelize);
+    assert_eq!(texts(&par), ["parallelize(L0.0)", "parallelize(L0.0.0)"]);
+}
+
 #[test]
 fn inner_nests_get_their_own_candidates_and_one_step_each_at_once() {
     // jacobi-2d: a time loop L0 over two sweeps L0.0 (i, j) and L0.1 (i, j).

@@ -54,11 +54,13 @@ impl TransformKind for Parallelize {
         set("tile_loop_parallel", tile_parallel as u8 as f64);
     }
 
-    /// The two outermost loops of every chain.
+    /// The two outermost loops of every chain that may run more than once (a loop known to
+    /// run once, as a batch of one or a group of one channel, has nothing to share).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
         for chain in tree.chains() {
-            for n in chain.iter().take(2) {
+            let shared = chain.iter().filter(|n| tree.trip_count(program, **n).is_none_or(|t| t > 1));
+            for n in shared.take(2) {
                 out.push(Parallelize { target: tree.name(program, *n) });
             }
         }
