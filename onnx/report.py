@@ -162,9 +162,8 @@ class Trainer:
             if not (d / "key.json").exists() or not (d / "metrics.json").exists():
                 continue
             key = json.loads((d / "key.json").read_text())
-            config = json.loads((d / "metrics.json").read_text()).get("config", {})
-            if key["epochs"] == epochs and "init" not in key and self.same_flags(flags, key["flags"], config):
-                m = json.loads((d / "metrics.json").read_text())
+            m = json.loads((d / "metrics.json").read_text())
+            if key["epochs"] == epochs and "init" not in key and self.same_flags(flags, key["flags"], m.get("config", {})):
                 m["name"], m["dir"], m["flags"], m["key"] = name, str(d), key["flags"], key
                 m["stale"] = key["data"] if key["data"] != self.stamp else None
                 return m
