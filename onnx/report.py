@@ -14,7 +14,8 @@ Steps, all on the real-size dataset split by program (the split of train.py):
 2. choose the training, one question at a time, by the validation figures (never the test
    set): is the pairwise ranking term better than regression alone; then does starting
    from an encoder pre-trained on unlabeled vectors help (`autosched vectors`,
-   onnx/pretrain.py); then does adding the toy-size dataset's programs to training help.
+   onnx/pretrain.py); then does adding the toy-size dataset's programs to training help;
+   then do the working-set fields (layout 4) and the stride fields (layout 5) help.
 3. learning curve of the chosen training on fractions of the training programs, with and
    without pre-training.
 4. the interval: by default one network that predicts its own Laplace error scale,
@@ -85,8 +86,10 @@ def digest(path):
     return h.hexdigest()[:16]
 
 
-# train.py --drop-features: the working-set fields of layout 4.
+# train.py --drop-features: the working-set fields of layout 4, the strides of layout 5.
 WORKING_SET = "(working_set|caches_exceeded)"
+STRIDES = "(stride_)"
+WORKING_SET_AND_STRIDES = "(working_set|caches_exceeded|stride_)"
 
 
 class Trainer:
@@ -510,31 +513,45 @@ def main(argv=None):
         if better:
             chosen, flags = with_toy, flags + ["--extra-data", str(toy_feats)]
     # The working-set features of layout 4 (per loop: the bytes one run touches, and how many
-    # of the measuring host's cache levels that exceeds): asked on this data, both sides
-    # trained now at --question-fraction for --ship-epochs (a question's 40 epochs twice
-    # would cost 2.5 h more on 2 cores); without them, the same network with those inputs
-    # zeroed (train.py --drop-features).
+    # of the measuring host's cache levels that exceeds): both sides at --question-fraction
+    # for --ship-epochs (a question's 40 epochs twice would cost 2.5 h more on 2 cores);
+    # without them, the same network with those inputs zeroed (train.py --drop-features).
+    # Under --questions archived, a grown dataset takes the archived answer.
     ws = ["--drop-features", WORKING_SET]
-    with_ws = trainer("working-set", *flags, *qf, epochs=ship_epochs)
-    without_ws = trainer("no-working-set", *flags, *ws, *qf, epochs=ship_epochs)
+    with_ws = trainer.reuse("working-set", *flags, *qf, epochs=ship_epochs, stale=stale)
+    without_ws = trainer.reuse("no-working-set", *flags, *ws, *qf, epochs=ship_epochs, stale=stale)
     questions.append((f"working-set features per loop against the host's caches (layout 4; both at "
                       f"{ship_epochs} epochs)", without_ws, with_ws, score(with_ws) > score(without_ws)))
     name = chosen["name"]
+    # The strides of layout 5 (per loop: how many accesses stay, move one element, less than
+    # a line, a line or more; the largest move), asked without the working-set fields (which
+    # the shipped network dropped since 2026-11-26), both sides trained on this data.
+    with_strides = trainer("strides", *flags, *ws, *qf, epochs=ship_epochs)
+    without_strides = trainer("no-strides", *flags, "--drop-features", WORKING_SET_AND_STRIDES, *qf, epochs=ship_epochs)
+    strides_better = score(with_strides) > score(without_strides)
+    questions.append((f"stride features per loop (layout 5; without the working-set fields, both at "
+                      f"{ship_epochs} epochs)", without_strides, with_strides, strides_better))
 
     # 3. The shipped model: the chosen training on all training programs, with several heads,
     # or with other seeds. Exported before the learning curves so that a report cut off there
     # has already shipped its model.
     if args.uncertainty == "laplace":
-        members = [trainer(f"{name}-laplace", *flags, "--laplace", args.coverage, epochs=ship_epochs)]
         # The working-set question decided on the shipped network itself, on all training
         # programs: features that help at a quarter of the data may only ease memorizing at
-        # all of it (the first answer at 25% said yes by 0.02 of validation Spearman).
-        plain = trainer(f"{name}-laplace-no-ws", *flags, *ws, "--laplace", args.coverage, epochs=ship_epochs)
-        better = score(members[0]) > score(plain)
+        # all of it (the first answer at 25% said yes by 0.02 of validation Spearman). Asked
+        # with the strides in (where the layout has them); archived answers are reused under
+        # --questions archived.
+        full = trainer.reuse(f"{name}-laplace", *flags, "--laplace", args.coverage, epochs=ship_epochs, stale=stale)
+        plain = trainer.reuse(f"{name}-laplace-no-ws", *flags, *ws, "--laplace", args.coverage, epochs=ship_epochs,
+                              stale=stale)
+        ws_better = score(full) > score(plain)
         questions.append(("working-set features, the shipped network on all training programs", plain,
-                          members[0], better))
-        if not better:
-            members, flags = [plain], flags + ws
+                          full, ws_better))
+        dropped = ([] if ws_better else [WORKING_SET]) + ([] if strides_better else [STRIDES])
+        drop = ["--drop-features", "(" + "|".join(d.strip("()") for d in dropped) + ")"] if dropped else []
+        tag = ("" if ws_better else "-no-ws") + ("" if strides_better else "-no-strides")
+        members = [trainer(f"{name}-laplace{tag}", *flags, *drop, "--laplace", args.coverage, epochs=ship_epochs)]
+        flags = flags + drop
     elif args.uncertainty == "heads" and args.members > 1:
         members = [trainer(f"{name}-heads{args.members}", *flags, "--heads", args.members, epochs=ship_epochs)]
     else:

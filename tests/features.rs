@@ -473,6 +473,33 @@ fn working_set_follows_the_schedule_and_the_host() {
 }
 
 #[test]
+fn strides_count_how_each_loop_walks_the_accesses() {
+    // gemm's update S1: C[i][j] = C[i][j] + A[i][k] * B[k][j] (store C, loads A, B, C), f32,
+    // C 200x220, A 200x240, B 240x220, row-major.
+    let mut p = gemm();
+    let strides = |p: &Program, s: &str, level: usize| -> [f32; 5] {
+        let f = feat(p, s);
+        ["stride_invariant", "stride_unit", "stride_in_line", "stride_new_line", "stride_max_bytes"].map(|n| lf(&f, 1, level, n))
+    };
+    let want = |counts: [f64; 4], bytes: f64| [counts[0], counts[1], counts[2], counts[3], bytes].map(log);
+    // i: B stays, C (twice) and A move a row (220 and 240 elements).
+    assert_eq!(strides(&p, "", 0), want([1.0, 0.0, 0.0, 3.0], 960.0));
+    // j: A stays, C (twice) and B move one element.
+    assert_eq!(strides(&p, "", 1), want([1.0, 3.0, 0.0, 0.0], 4.0));
+    // k: C stays, A moves one element, B a row of 220.
+    assert_eq!(strides(&p, "", 2), want([2.0, 1.0, 0.0, 1.0], 880.0));
+    // They describe the original loop wherever the schedule puts it (its placement says
+    // where): interchanging i and j changes placement, not strides.
+    let x = feat(&p, "interchange(L0.0, L0)");
+    assert_eq!(strides(&p, "interchange(L0.0, L0)", 0), want([1.0, 0.0, 0.0, 3.0], 960.0));
+    assert_ne!(lf(&x, 1, 0, "final_depth"), lf(&feat(&p, ""), 1, 0, "final_depth"));
+    // A step of 2 on k: A moves 8 bytes (within a line), B 440 elements.
+    let k = p.computations[1].iterators[2];
+    p.loops[k].step = 2;
+    assert_eq!(strides(&p, "", 2), want([2.0, 0.0, 1.0, 1.0], 1760.0));
+}
+
+#[test]
 fn hosts_read_from_recorded_caches_count_a_shared_l2_per_core() {
     use affine_autosched::machine::Cache;
     let c = |level, bytes, shared_by| Cache { level, bytes, shared_by };

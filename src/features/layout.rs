@@ -48,11 +48,30 @@ pub const LOOP_WORKING_SET: &[(&str, Kind)] = &[
 ];
 pub const WORKING_SET_SINCE: u32 = 4;
 
+/// How the computation's accesses walk memory when this loop advances one iteration (its
+/// step), from each access matrix's column of the loop and its buffer's row-major shape:
+/// how many accesses stay put (reuse along the loop), move one element (contiguous: what
+/// vectorizes and what the prefetcher follows), move less than a cache line, or a line or
+/// more (a new line every iteration); and the largest move in bytes. They describe the
+/// original loop and are read with [`LOOP_PLACEMENT`]: from the matrices alone the model has
+/// to multiply coefficients by dimension sizes to see that an interchange put a
+/// large-stride loop innermost, which it did not learn (the convolution interchanges of
+/// onnx/REPORT.md that ran 0.05x). Since layout [`STRIDES_SINCE`].
+pub const LOOP_STRIDES: &[(&str, Kind)] = &[
+    ("stride_invariant", Kind::Log),
+    ("stride_unit", Kind::Log),
+    ("stride_in_line", Kind::Log),
+    ("stride_new_line", Kind::Log),
+    ("stride_max_bytes", Kind::Log),
+];
+pub const STRIDES_SINCE: u32 = 5;
+
 /// The loop part of one level in layout `version`: [`LOOP_BASE`], then the sections of the
 /// structural kinds (which build the loop structure), [`LOOP_PLACEMENT`], then the sections
 /// of the kinds that refine loops in place, each group in registry order
 /// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields), keeping the
-/// sections that version has, then [`LOOP_WORKING_SET`] from its version on.
+/// sections that version has, then [`LOOP_WORKING_SET`] and [`LOOP_STRIDES`] from their
+/// versions on.
 pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     let sections = crate::schedule::kinds::FEATURE_SECTIONS;
     let group = |structural: bool| {
@@ -64,6 +83,9 @@ pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     out.extend(group(false));
     if version >= WORKING_SET_SINCE {
         out.extend(LOOP_WORKING_SET.iter().copied());
+    }
+    if version >= STRIDES_SINCE {
+        out.extend(LOOP_STRIDES.iter().copied());
     }
     out
 }
@@ -90,15 +112,16 @@ const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
     v
 }
 
-/// The current layout version: the latest that a kind's features, or the working set,
-/// added. A model trained on an earlier version is given that version's columns
+/// The current layout version: the latest that a kind's features, the working set or the
+/// strides added. A model trained on an earlier version is given that version's columns
 /// ([`columns_at`]).
 pub const LAYOUT_VERSION: u32 = {
     let kinds = sections_since(crate::schedule::kinds::FEATURE_SECTIONS);
-    if kinds > WORKING_SET_SINCE {
+    let own = if STRIDES_SINCE > WORKING_SET_SINCE { STRIDES_SINCE } else { WORKING_SET_SINCE };
+    if kinds > own {
         kinds
     } else {
-        WORKING_SET_SINCE
+        own
     }
 };
 
@@ -178,7 +201,9 @@ pub const COMP_SCALARS: &[(&str, Kind)] = &[
 
 pub const LOOP_PART: usize = 0;
 pub const LOOP_WIDTH: usize =
-    LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS) + LOOP_WORKING_SET.len();
+    LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS)
+    + LOOP_WORKING_SET.len()
+    + LOOP_STRIDES.len();
 pub const ACCESS_PART: usize = LOOP_PART + MAX_DEPTH * LOOP_WIDTH;
 pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
 pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();

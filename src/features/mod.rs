@@ -121,6 +121,8 @@ pub struct Featurizer<'a> {
     ranges: Vec<(i64, i64)>,
     /// Per computation, its vector with the loop part zero (or why it has none).
     statics: Vec<Result<Vec<f32>, FeatureError>>,
+    /// Per computation and loop level, the [`layout::LOOP_STRIDES`] values (raw).
+    strides: Vec<Vec<[f64; STRIDE_FIELDS]>>,
 }
 
 impl<'a> Featurizer<'a> {
@@ -133,7 +135,8 @@ impl<'a> Featurizer<'a> {
     pub fn for_host(program: &'a Program, host: Host) -> Featurizer<'a> {
         let ranges = loop_ranges(program);
         let statics = program.computations.iter().map(|c| static_vector(program, &ranges, c.id)).collect();
-        Featurizer { program, host, ranges, statics }
+        let strides = program.computations.iter().map(|c| strides(program, c.id)).collect();
+        Featurizer { program, host, ranges, statics, strides }
     }
 
     pub fn featurize(&self, schedule: &Schedule) -> Result<Featurized, FeatureError> {
@@ -148,7 +151,8 @@ impl<'a> Featurizer<'a> {
             .enumerate()
             .map(|(c, v)| {
                 let mut v = v.clone()?;
-                loop_part(self.program, &sched, &self.ranges, &self.host, c, &mut scratch, &mut v);
+                let fixed = Fixed { ranges: &self.ranges, host: &self.host, strides: &self.strides[c] };
+                loop_part(self.program, &sched, &fixed, c, &mut scratch, &mut v);
                 Ok(v)
             })
             .collect::<Result<Vec<_>, FeatureError>>()?;
@@ -276,17 +280,58 @@ fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Resu
     Ok(v.iter().zip(layout::kinds()).map(|(x, k)| transform(*x, *k)).collect())
 }
 
+const STRIDE_FIELDS: usize = layout::LOOP_STRIDES.len();
+
+/// Per loop level of computation `comp`, how its accesses move when that loop takes one
+/// step ([`layout::LOOP_STRIDES`], raw): buffers are row-major with their static shapes.
+fn strides(program: &Program, comp: CompId) -> Vec<[f64; STRIDE_FIELDS]> {
+    let c = &program.computations[comp];
+    let line = crate::schedule::tile_sizes::LINE_BYTES as f64;
+    c.iterators
+        .iter()
+        .enumerate()
+        .map(|(level, &l)| {
+            let step = program.loops[l].step.max(1) as f64;
+            let mut out = [0f64; STRIDE_FIELDS];
+            for a in std::iter::once(&c.store).chain(c.loads.iter()) {
+                let buf = &program.buffers[a.buffer];
+                // Elements between consecutive indices of each dimension, innermost last.
+                let mut inner = 1f64;
+                let mut elems = 0f64;
+                for (r, row) in a.matrix.iter().enumerate().rev() {
+                    elems += row.get(level).copied().unwrap_or(0) as f64 * inner;
+                    inner *= buf.shape.get(r).copied().unwrap_or(1).max(1) as f64;
+                }
+                let elems = (elems * step).abs();
+                let bytes = elems * buf.element_type.bytes() as f64;
+                let class = if elems == 0.0 {
+                    0
+                } else if elems == 1.0 {
+                    1
+                } else if bytes < line {
+                    2
+                } else {
+                    3
+                };
+                out[class] += 1.0;
+                out[4] = out[4].max(bytes);
+            }
+            out
+        })
+        .collect()
+}
+
+/// What the loop part reads that no schedule changes.
+struct Fixed<'a> {
+    ranges: &'a [(i64, i64)],
+    host: &'a Host,
+    strides: &'a [[f64; STRIDE_FIELDS]],
+}
+
 /// The loop part of a computation's vector under `sched` (`v[..ACCESS_PART]`), through
 /// `scratch` (that many values, overwritten).
-fn loop_part(
-    program: &Program,
-    sched: &Scheduled,
-    ranges: &[(i64, i64)],
-    host: &Host,
-    comp: CompId,
-    scratch: &mut [f64],
-    v: &mut [f32],
-) {
+fn loop_part(program: &Program, sched: &Scheduled, fixed: &Fixed, comp: CompId, scratch: &mut [f64], v: &mut [f32]) {
+    let Fixed { ranges, host, strides } = *fixed;
     let c = &program.computations[comp];
     scratch.fill(0.0);
     let enclosing = sched.enclosing(comp);
@@ -324,6 +369,9 @@ fn loop_part(
             let bytes = working_set(program, sched, comp, node);
             scratch[f("tile_working_set_bytes")] = bytes;
             scratch[f("tile_caches_exceeded")] = host.exceeded(bytes);
+        }
+        for ((name, _), x) in layout::LOOP_STRIDES.iter().zip(strides[level]) {
+            scratch[f(name)] = x;
         }
     }
     for ((out, x), k) in v.iter_mut().zip(scratch.iter()).zip(layout::kinds()) {

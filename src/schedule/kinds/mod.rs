@@ -444,5 +444,12 @@ mod tests {
         let v3: Vec<&str> = layout::loop_fields_at(3).iter().map(|(n, _)| *n).collect();
         assert_eq!(v3[11..19], ["tiled", "tile_size", "tile_loop_depth", "tile2_size", "tile2_loop_depth", "packed_loads", "packed_elements", "accumulated"]);
         assert_eq!(v3.len(), v2.len() + 4);
+        // Version 4 appends the working set, version 5 the strides.
+        let v4: Vec<&str> = layout::loop_fields_at(4).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v4[..v3.len()], v3[..]);
+        assert_eq!(v4[v3.len()..], ["working_set_bytes", "caches_exceeded", "tile_working_set_bytes", "tile_caches_exceeded"]);
+        let v5: Vec<&str> = layout::loop_fields_at(5).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v5[..v4.len()], v4[..]);
+        assert_eq!(v5[v4.len()..], ["stride_invariant", "stride_unit", "stride_in_line", "stride_new_line", "stride_max_bytes"]);
     }
 }
