@@ -101,6 +101,7 @@ class Trainer:
 
     def __init__(self, work, feats, stamp, epochs, archive=None):
         self.work, self.feats, self.stamp, self.epochs = work, feats, stamp, epochs
+        self.layout = json.loads((feats / "layout.json").read_text())["hash"]
         self.archive = pathlib.Path(archive) if archive else None
 
     def __call__(self, name, *extra, epochs=None, train=True, init=None):
@@ -110,7 +111,8 @@ class Trainer:
         earlier training), it starts from that training's weights (train.py --init)."""
         flags = [rel(e) for e in extra]
         epochs = epochs or self.epochs
-        key = {"flags": flags, "epochs": epochs, "data": self.stamp}
+        # The layout too: the same data featurized in a later layout is another training.
+        key = {"flags": flags, "epochs": epochs, "data": self.stamp, "layout": self.layout}
         if init is not None:
             # By what the start is, not by its file: once the fine-tuned model ships, the
             # start's weights are gone, and the fine-tuning must still be found.
@@ -168,7 +170,8 @@ class Trainer:
             m = json.loads((d / "metrics.json").read_text())
             if key["epochs"] == epochs and "init" not in key and self.same_flags(flags, key["flags"], m.get("config", {})):
                 m["name"], m["dir"], m["flags"], m["key"] = name, str(d), key["flags"], key
-                m["stale"] = key["data"] if key["data"] != self.stamp else None
+                same = key["data"] == self.stamp and key.get("layout") == self.layout
+                m["stale"] = None if same else key["data"]
                 return m
         return None
 
@@ -224,15 +227,21 @@ class Trainer:
                 {"path": str(pathlib.Path(shipped).resolve().relative_to(ROOT)), "digest": digest(shipped)}))
 
 
+def layout_hash():
+    """The hash of the layout `autosched featurize` writes now."""
+    return json.loads(subprocess.run([str(AUTOSCHED), "layout"], check=True, capture_output=True, text=True).stdout)["hash"]
+
+
 def featurize(dataset, d):
     """`d` holds `dataset` featurized in the current form; returns the dataset's digest. A
     set of another digest, or featurized before `autosched featurize` wrote each point's
     host (the figures by host; sets older still lack per-program `work`, the model's
-    domain), is featurized again."""
+    domain), or in another layout than the featurizer's now, is featurized again."""
     stamp = digest(dataset)
     meta = d / "meta.json"
     current = ((d / "stamp").exists() and (d / "stamp").read_text() == stamp and meta.exists()
-               and "hosts" in json.loads(meta.read_text()))
+               and "hosts" in json.loads(meta.read_text())
+               and json.loads((d / "layout.json").read_text())["hash"] == layout_hash())
     if not current:
         shutil.rmtree(d, ignore_errors=True)
         run([AUTOSCHED, "featurize", dataset, "--out", d])
