@@ -155,10 +155,12 @@ class Trainer:
         m["name"], m["dir"], m["flags"], m["key"] = name, str(out), flags, key
         return m
 
-    def archived(self, name, *extra, epochs=None):
+    def archived(self, name, *extra, epochs=None, like=None):
         """The archive's training with flags `extra` and `epochs` (the one named `name` first),
         whatever data it was trained on; None if it holds none. `stale` names the data's
-        digest when it is not this report's."""
+        digest when it is not this report's (and the layout when only that differs). With
+        `like` (another archived training), only one on its data and layout: the two sides
+        of a question are compared where both were trained."""
         if not self.archive:
             return None
         flags, epochs = [rel(e) for e in extra], epochs or self.epochs
@@ -168,10 +170,18 @@ class Trainer:
                 continue
             key = json.loads((d / "key.json").read_text())
             m = json.loads((d / "metrics.json").read_text())
+            layout = m.get("config", {}).get("layout_hash")
+            if like is not None and (key["data"] != like["key"]["data"]
+                                     or layout != like.get("config", {}).get("layout_hash")):
+                continue
             if key["epochs"] == epochs and "init" not in key and self.same_flags(flags, key["flags"], m.get("config", {})):
                 m["name"], m["dir"], m["flags"], m["key"] = name, str(d), key["flags"], key
-                same = key["data"] == self.stamp and key.get("layout") == self.layout
-                m["stale"] = None if same else key["data"]
+                if key["data"] != self.stamp:
+                    m["stale"] = key["data"]
+                elif layout != self.layout:
+                    m["stale"] = f"{key['data']} in layout {layout}"
+                else:
+                    m["stale"] = None
                 return m
         return None
 
@@ -192,12 +202,15 @@ class Trainer:
         kept = [n for n in names if not re.search(want[i + 1], n)]
         return config.get("layout_hash") != layout["hash"] and config.get("features") == len(kept)
 
-    def reuse(self, name, *extra, epochs=None, stale=False):
+    def reuse(self, name, *extra, epochs=None, stale=False, like=None):
         """Training `name` if trained on this data; else, with `stale`, the archive's training
-        of the same flags on earlier data; else trained now."""
-        m = self(name, *extra, epochs=epochs, train=not stale)
+        of the same flags on earlier data (with `like`, an archived training: the one on its
+        data and layout); else trained now."""
+        m = None
+        if like is None or not like.get("stale"):
+            m = self(name, *extra, epochs=epochs, train=not stale)
         if m is None:
-            m = self.archived(name, *extra, epochs=epochs)
+            m = self.archived(name, *extra, epochs=epochs, like=like if like is not None and like.get("stale") else None)
             if m is None:
                 sys.exit(f"{name}: no archived training with these flags; run without --questions archived")
             print(f"using {m['dir']} for {name} as archived (trained on data {m['stale']})", flush=True)
@@ -241,6 +254,7 @@ def featurize(dataset, d):
     meta = d / "meta.json"
     current = ((d / "stamp").exists() and (d / "stamp").read_text() == stamp and meta.exists()
                and "hosts" in json.loads(meta.read_text())
+               and (d / "layout.json").exists()
                and json.loads((d / "layout.json").read_text())["hash"] == layout_hash())
     if not current:
         shutil.rmtree(d, ignore_errors=True)
@@ -527,8 +541,8 @@ def main(argv=None):
     # without them, the same network with those inputs zeroed (train.py --drop-features).
     # Under --questions archived, a grown dataset takes the archived answer.
     ws = ["--drop-features", WORKING_SET]
-    with_ws = trainer.reuse("working-set", *flags, *qf, epochs=ship_epochs, stale=stale)
     without_ws = trainer.reuse("no-working-set", *flags, *ws, *qf, epochs=ship_epochs, stale=stale)
+    with_ws = trainer.reuse("working-set", *flags, *qf, epochs=ship_epochs, stale=stale, like=without_ws)
     questions.append((f"working-set features per loop against the host's caches (layout 4; both at "
                       f"{ship_epochs} epochs)", without_ws, with_ws, score(with_ws) > score(without_ws)))
     name = chosen["name"]
@@ -550,9 +564,10 @@ def main(argv=None):
         # all of it (the first answer at 25% said yes by 0.02 of validation Spearman). Asked
         # with the strides in (where the layout has them); archived answers are reused under
         # --questions archived.
-        full = trainer.reuse(f"{name}-laplace", *flags, "--laplace", args.coverage, epochs=ship_epochs, stale=stale)
         plain = trainer.reuse(f"{name}-laplace-no-ws", *flags, *ws, "--laplace", args.coverage, epochs=ship_epochs,
                               stale=stale)
+        full = trainer.reuse(f"{name}-laplace", *flags, "--laplace", args.coverage, epochs=ship_epochs, stale=stale,
+                             like=plain)
         ws_better = score(full) > score(plain)
         questions.append(("working-set features, the shipped network on all training programs", plain,
                           full, ws_better))
