@@ -512,8 +512,14 @@ def main(argv=None):
         # The encoder is kept in the archive (a few MB): the trainings that start from it are
         # reused in a later session only with the very same encoder.
         encoder = (pathlib.Path(args.archive) if args.archive else work) / "pretrain" / "encoder.pt"
-        if not encoder.exists():
-            if not (vectors / "meta.json").exists() or json.loads((vectors / "meta.json").read_text()).get("programs") != args.vectors:
+        # An encoder of another layout is pre-trained again, unless the answers are taken from
+        # the archive (then only its archived question is shown).
+        import torch
+        outdated = encoder.exists() and torch.load(encoder, map_location="cpu", weights_only=False)["layout_hash"] != trainer.layout
+        if not encoder.exists() or (outdated and not stale):
+            meta = vectors / "meta.json"
+            if (not meta.exists() or json.loads(meta.read_text()).get("programs") != args.vectors
+                    or json.loads(meta.read_text()).get("layout_hash") != trainer.layout):
                 run([AUTOSCHED, "vectors", "--programs", args.vectors, "--sizes", "real", "--out", vectors, "--quiet"])
             run([PY, ROOT / "onnx/pretrain.py", "--vectors", vectors, "--out", work / "pretrain", "--quiet"])
             if encoder.parent != work / "pretrain":
