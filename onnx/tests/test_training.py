@@ -312,6 +312,38 @@ def test_decision_rules_on_measured_schedules():
     assert r["pessimistic (pass)"]["geomean"] == 1.0 and r["pessimistic (pass)"]["changed"] == 0
 
 
+def test_archived_questions_compare_trainings_of_one_data_and_layout(tmp_path):
+    import report
+    feats, archive = tmp_path / "features", tmp_path / "runs"
+    feats.mkdir()
+    (feats / "layout.json").write_text(json.dumps({"hash": "L5", "fields": [{"name": n} for n in ("a", "stride_x")]}))
+
+    def keep(name, flags, data, layout, spearman):
+        d = archive / name
+        d.mkdir(parents=True)
+        (d / "key.json").write_text(json.dumps({"flags": flags, "epochs": 12, "data": data}))
+        (d / "metrics.json").write_text(json.dumps({"config": {"layout_hash": layout, "features": 2},
+                                                    "validation": {"all": {"spearman": spearman}}}))
+
+    # The side with the fields exists on old data in layout 3 under its own name, and on the
+    # data of the side without them in layout 4 under another.
+    keep("with", ["--laplace", "0.8"], "old", "L3", 0.9)
+    keep("with-layout4", ["--laplace", "0.8"], "d4", "L4", 0.7)
+    keep("without", ["--drop-features", "(ws)", "--laplace", "0.8"], "d4", "L4", 0.8)
+    t = report.Trainer(tmp_path / "work", feats, "now", 40, archive)
+    without = t.reuse("without", "--drop-features", "(ws)", "--laplace", 0.8, epochs=12, stale=True)
+    assert without["stale"] == "d4"
+    alone = t.archived("with", "--laplace", 0.8, epochs=12)
+    assert alone["key"]["data"] == "old"
+    paired = t.reuse("with", "--laplace", 0.8, epochs=12, stale=True, like=without)
+    assert paired["dir"] == str(archive / "with-layout4")
+    # The same data in another layout is stale too, and says so.
+    keep("now-l4", ["--heads", "3"], "now", "L4", 0.5)
+    assert t.archived("x", "--heads", 3, epochs=12)["stale"] == "now in layout L4"
+    # A training's key names the layout of the features it reads.
+    assert t.layout == "L5"
+
+
 def train_and_export(feats, tmp_path, name, *flags):
     """Trains into tmp_path/run with `flags`, exports tmp_path/name; (config, model path)."""
     assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--quiet", *flags]) == 0
