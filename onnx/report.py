@@ -202,19 +202,34 @@ class Trainer:
         kept = [n for n in names if not re.search(want[i + 1], n)]
         return config.get("layout_hash") != layout["hash"] and config.get("features") == len(kept)
 
-    def reuse(self, name, *extra, epochs=None, stale=False, like=None):
+    def reuse(self, name, *extra, epochs=None, stale=False):
         """Training `name` if trained on this data; else, with `stale`, the archive's training
-        of the same flags on earlier data (with `like`, an archived training: the one on its
-        data and layout); else trained now."""
-        m = None
-        if like is None or not like.get("stale"):
-            m = self(name, *extra, epochs=epochs, train=not stale)
+        of the same flags on earlier data; else trained now."""
+        m = self(name, *extra, epochs=epochs, train=not stale)
         if m is None:
-            m = self.archived(name, *extra, epochs=epochs, like=like if like is not None and like.get("stale") else None)
+            m = self.archived(name, *extra, epochs=epochs)
             if m is None:
                 sys.exit(f"{name}: no archived training with these flags; run without --questions archived")
             print(f"using {m['dir']} for {name} as archived (trained on data {m['stale']})", flush=True)
         return m
+
+    def pair(self, a, b, epochs=None, stale=False):
+        """The two sides of a question, `a` and `b` = (name, flags), trained on one data and
+        layout: both on this data (trained now unless `stale`), else, with `stale`, an
+        archived pair (a side on this data alone is not compared with one on other data)."""
+        (na, fa), (nb, fb) = a, b
+        ma, mb = self(na, *fa, epochs=epochs, train=False), self(nb, *fb, epochs=epochs, train=False)
+        if ma is not None and mb is not None:
+            return ma, mb
+        if not stale:
+            return self(na, *fa, epochs=epochs), self(nb, *fb, epochs=epochs)
+        ma = self.archived(na, *fa, epochs=epochs)
+        mb = self.archived(nb, *fb, epochs=epochs, like=ma) if ma is not None else None
+        if ma is None or mb is None:
+            sys.exit(f"{na} / {nb}: no archived pair trained on one data; run without --questions archived")
+        for m in (ma, mb):
+            print(f"using {m['dir']} for {m['name']} as archived (trained on data {m['stale']})", flush=True)
+        return ma, mb
 
     def checkpoint(self, m):
         """The weights of training `m`: its own model.pt, or the shipped file its archive entry
@@ -547,8 +562,8 @@ def main(argv=None):
     # without them, the same network with those inputs zeroed (train.py --drop-features).
     # Under --questions archived, a grown dataset takes the archived answer.
     ws = ["--drop-features", WORKING_SET]
-    without_ws = trainer.reuse("no-working-set", *flags, *ws, *qf, epochs=ship_epochs, stale=stale)
-    with_ws = trainer.reuse("working-set", *flags, *qf, epochs=ship_epochs, stale=stale, like=without_ws)
+    without_ws, with_ws = trainer.pair(("no-working-set", [*flags, *ws, *qf]), ("working-set", [*flags, *qf]),
+                                       epochs=ship_epochs, stale=stale)
     questions.append((f"working-set features per loop against the host's caches (layout 4; both at "
                       f"{ship_epochs} epochs)", without_ws, with_ws, score(with_ws) > score(without_ws)))
     name = chosen["name"]
@@ -570,10 +585,9 @@ def main(argv=None):
         # all of it (the first answer at 25% said yes by 0.02 of validation Spearman). Asked
         # with the strides in (where the layout has them); archived answers are reused under
         # --questions archived.
-        plain = trainer.reuse(f"{name}-laplace-no-ws", *flags, *ws, "--laplace", args.coverage, epochs=ship_epochs,
-                              stale=stale)
-        full = trainer.reuse(f"{name}-laplace", *flags, "--laplace", args.coverage, epochs=ship_epochs, stale=stale,
-                             like=plain)
+        plain, full = trainer.pair((f"{name}-laplace-no-ws", [*flags, *ws, "--laplace", args.coverage]),
+                                   (f"{name}-laplace", [*flags, "--laplace", args.coverage]),
+                                   epochs=ship_epochs, stale=stale)
         ws_better = score(full) > score(plain)
         questions.append(("working-set features, the shipped network on all training programs", plain,
                           full, ws_better))

@@ -331,12 +331,22 @@ def test_archived_questions_compare_trainings_of_one_data_and_layout(tmp_path):
     keep("with-layout4", ["--laplace", "0.8"], "d4", "L4", 0.7)
     keep("without", ["--drop-features", "(ws)", "--laplace", "0.8"], "d4", "L4", 0.8)
     t = report.Trainer(tmp_path / "work", feats, "now", 40, archive)
-    without = t.reuse("without", "--drop-features", "(ws)", "--laplace", 0.8, epochs=12, stale=True)
+    without, paired = t.pair(("without", ["--drop-features", "(ws)", "--laplace", 0.8]), ("with", ["--laplace", 0.8]),
+                             epochs=12, stale=True)
     assert without["stale"] == "d4"
     alone = t.archived("with", "--laplace", 0.8, epochs=12)
     assert alone["key"]["data"] == "old"
-    paired = t.reuse("with", "--laplace", 0.8, epochs=12, stale=True, like=without)
     assert paired["dir"] == str(archive / "with-layout4")
+    # One side trained on this data does not pair with the other side's archived training.
+    run = tmp_path / "work" / "without-now"
+    run.mkdir(parents=True)
+    (run / "key.json").write_text(json.dumps({"flags": ["--drop-features", "(ws)", "--laplace", "0.8"], "epochs": 12,
+                                              "data": "now", "layout": "L5"}))
+    (run / "metrics.json").write_text(json.dumps({"config": {"layout_hash": "L5", "features": 2},
+                                                  "validation": {"all": {"spearman": 0.6}}}))
+    without, paired = t.pair(("without", ["--drop-features", "(ws)", "--laplace", 0.8]), ("with", ["--laplace", 0.8]),
+                             epochs=12, stale=True)
+    assert without["key"]["data"] == paired["key"]["data"] == "d4"
     # The same data in another layout is stale too, and says so.
     keep("now-l4", ["--heads", "3"], "now", "L4", 0.5)
     assert t.archived("x", "--heads", 3, epochs=12)["stale"] == "now in layout L4"
