@@ -104,7 +104,7 @@ class Trainer:
         self.layout = json.loads((feats / "layout.json").read_text())["hash"]
         self.archive = pathlib.Path(archive) if archive else None
 
-    def __call__(self, name, *extra, epochs=None, train=True, init=None):
+    def __call__(self, name, *extra, epochs=None, train=True, init=None, quiet=False):
         """The training `name` with train.py flags `extra` (for `epochs`, by default the
         report's); an earlier training with the same flags, epochs and data (under any name)
         is reused. With `train` false, only reused: None when there is none. With `init` (an
@@ -129,7 +129,8 @@ class Trainer:
         for k in dirs:
             if json.loads(k.read_text()) == key and (k.parent / "metrics.json").exists():
                 out = k.parent
-                print(f"reusing {out} for {name}", flush=True)
+                if not quiet:
+                    print(f"reusing {out} for {name}", flush=True)
                 break
         else:
             if not train:
@@ -218,8 +219,11 @@ class Trainer:
         layout: both on this data (trained now unless `stale`), else, with `stale`, an
         archived pair (a side on this data alone is not compared with one on other data)."""
         (na, fa), (nb, fb) = a, b
-        ma, mb = self(na, *fa, epochs=epochs, train=False), self(nb, *fb, epochs=epochs, train=False)
+        ma = self(na, *fa, epochs=epochs, train=False, quiet=True)
+        mb = self(nb, *fb, epochs=epochs, train=False, quiet=True)
         if ma is not None and mb is not None:
+            for m in (ma, mb):
+                print(f"reusing {m['dir']} for {m['name']}", flush=True)
             return ma, mb
         if not stale:
             return self(na, *fa, epochs=epochs), self(nb, *fb, epochs=epochs)
