@@ -40,6 +40,7 @@ import subprocess
 import sys
 
 import numpy as np
+import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "onnx"))
@@ -89,7 +90,11 @@ def digest(path):
 # train.py --drop-features: the working-set fields of layout 4, the strides of layout 5.
 WORKING_SET = "(working_set|caches_exceeded)"
 STRIDES = "(stride_)"
-WORKING_SET_AND_STRIDES = "(working_set|caches_exceeded|stride_)"
+
+
+def dropping(*groups):
+    """train.py flags that zero the fields of every regex group in `groups` (none: no flags)."""
+    return ["--drop-features", "(" + "|".join(g.strip("()") for g in groups) + ")"] if groups else []
 
 
 class Trainer:
@@ -533,7 +538,6 @@ def main(argv=None):
         encoder = (pathlib.Path(args.archive) if args.archive else work) / "pretrain" / "encoder.pt"
         # An encoder of another layout is pre-trained again, unless the answers are taken from
         # the archive (then only its archived question is shown).
-        import torch
         outdated = encoder.exists() and torch.load(encoder, map_location="cpu", weights_only=False)["layout_hash"] != trainer.layout
         if not encoder.exists() or (outdated and not stale):
             meta = vectors / "meta.json"
@@ -565,7 +569,7 @@ def main(argv=None):
     # for --ship-epochs (a question's 40 epochs twice would cost 2.5 h more on 2 cores);
     # without them, the same network with those inputs zeroed (train.py --drop-features).
     # Under --questions archived, a grown dataset takes the archived answer.
-    ws = ["--drop-features", WORKING_SET]
+    ws = dropping(WORKING_SET)
     without_ws, with_ws = trainer.pair(("no-working-set", [*flags, *ws, *qf]), ("working-set", [*flags, *qf]),
                                        epochs=ship_epochs, stale=stale)
     questions.append((f"working-set features per loop against the host's caches (layout 4; both at "
@@ -575,7 +579,7 @@ def main(argv=None):
     # a line, a line or more; the largest move), asked without the working-set fields (which
     # the shipped network dropped since 2026-11-26), both sides trained on this data.
     with_strides = trainer("strides", *flags, *ws, *qf, epochs=ship_epochs)
-    without_strides = trainer("no-strides", *flags, "--drop-features", WORKING_SET_AND_STRIDES, *qf, epochs=ship_epochs)
+    without_strides = trainer("no-strides", *flags, *dropping(WORKING_SET, STRIDES), *qf, epochs=ship_epochs)
     strides_better = score(with_strides) > score(without_strides)
     questions.append((f"stride features per loop (layout 5; without the working-set fields, both at "
                       f"{ship_epochs} epochs)", without_strides, with_strides, strides_better))
@@ -595,8 +599,7 @@ def main(argv=None):
         ws_better = score(full) > score(plain)
         questions.append(("working-set features, the shipped network on all training programs", plain,
                           full, ws_better))
-        dropped = ([] if ws_better else [WORKING_SET]) + ([] if strides_better else [STRIDES])
-        drop = ["--drop-features", "(" + "|".join(d.strip("()") for d in dropped) + ")"] if dropped else []
+        drop = dropping(*([] if ws_better else [WORKING_SET]), *([] if strides_better else [STRIDES]))
         tag = ("" if ws_better else "-no-ws") + ("" if strides_better else "-no-strides")
         members = [trainer(f"{name}-laplace{tag}", *flags, *drop, "--laplace", args.coverage, epochs=ship_epochs)]
         flags = flags + drop

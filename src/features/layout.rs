@@ -115,15 +115,16 @@ const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
 /// The current layout version: the latest that a kind's features, the working set or the
 /// strides added. A model trained on an earlier version is given that version's columns
 /// ([`columns_at`]).
-pub const LAYOUT_VERSION: u32 = {
-    let kinds = sections_since(crate::schedule::kinds::FEATURE_SECTIONS);
-    let own = if STRIDES_SINCE > WORKING_SET_SINCE { STRIDES_SINCE } else { WORKING_SET_SINCE };
-    if kinds > own {
-        kinds
+pub const LAYOUT_VERSION: u32 =
+    later(sections_since(crate::schedule::kinds::FEATURE_SECTIONS), later(WORKING_SET_SINCE, STRIDES_SINCE));
+
+const fn later(a: u32, b: u32) -> u32 {
+    if a > b {
+        a
     } else {
-        own
+        b
     }
-};
+}
 
 const fn sections_width(sections: &[(bool, u32, &[(&str, Kind)])]) -> usize {
     let mut n = 0;
