@@ -78,7 +78,7 @@ def load_base(path, layout_hash):
         raise SystemExit(f"{path} was trained on layout {cfg['layout_hash']}; the new data has {layout_hash} "
                          "(featurize it with the same build as the shipped model)")
     model = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"], heads=cfg.get("heads", 1),
-                      laplace=cfg.get("laplace"))
+                      laplace=cfg.get("laplace"), derive=cfg.get("derive"))
     model.load_state_dict(ckpt["state"])
     return model, cfg
 
@@ -196,9 +196,11 @@ def main(argv=None):
     torch.save({"config": config, "state": model.state_dict()}, out / "model.pt")
     if not args.no_scratch:
         scratch = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"],
-                            heads=cfg.get("heads", 1), laplace=cfg.get("laplace"))
+                            heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))
         rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for i in train_p])
         scratch.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+        if cfg.get("derive"):
+            scratch.set_derived_normalization(data.comps[rows])
         scratch_args = argparse.Namespace(**{**vars(args), "max_lr": 1e-3, "epochs": max(args.epochs, 40),
                                              "patience": 10})
         fit(scratch, data, train_p, val_p, MODES["all"], scratch_args, "from scratch")

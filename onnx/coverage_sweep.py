@@ -36,7 +36,7 @@ def main(argv=None):
     _, val_p, test_p = data_mod.split_programs(data.programs, 1)
     print("| coverage | set | geomean | changed | below 0.95x | worst |\n|---|---|---|---|---|---|")
     for name, progs in (("validation", val_p), ("test", test_p)):
-        pred, idx = report.member_predictions([args.checkpoint], data, progs)
+        pred, idx = report.member_predictions([model], data, progs)
         mu, b = (t.numpy() for t in model.laplace_parts(torch.from_numpy(pred)))
         for a in (float(c) for c in args.coverages.split(",")):
             z = -math.log(1.0 - a)

@@ -35,6 +35,7 @@ import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import data as data_mod  # noqa: E402
+import train as train_mod  # noqa: E402
 from model import SHARED_INPUT_NAMES, CostModel, Ensemble, Shared, to_shared  # noqa: E402
 
 
@@ -42,7 +43,7 @@ def load_model(checkpoint):
     ck = torch.load(checkpoint, map_location="cpu", weights_only=False)
     cfg = ck["config"]
     model = CostModel(cfg["features"], dropout=cfg.get("dropout", 0.225), residual=cfg.get("residual", True),
-                      heads=cfg.get("heads", 1), laplace=cfg.get("laplace"))
+                      heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))
     model.load_state_dict(ck["state"])
     model.eval()
     return model, cfg
@@ -151,15 +152,28 @@ def main(argv=None):
     for c, (_, other) in zip(args.checkpoint, loaded):
         if (other["layout_hash"], other["args"]["split_seed"]) != (cfg["layout_hash"], cfg["args"]["split_seed"]):
             raise SystemExit(f"{c}: the members of an ensemble need one layout and one split")
-    if len(loaded) > 1 and any(c.get("heads", 1) > 1 or c.get("laplace") for _, c in loaded):
-        raise SystemExit("an ensemble's members must have one head each and no interval of their own "
-                         "(a network with --heads or --laplace gives an interval already)")
-    model = loaded[0][0] if len(loaded) == 1 else Ensemble([m for m, _ in loaded]).eval()
-    # Columns of the output: members, heads, or a Laplace interval's two ends.
-    members = len(loaded) if len(loaded) > 1 else (2 if cfg.get("laplace") else cfg.get("heads", 1))
+    if len(loaded) > 1 and any(c.get("heads", 1) > 1 for _, c in loaded):
+        raise SystemExit("an ensemble's members must have one head each (a network with --heads is an "
+                         "ensemble already)")
+    if len(loaded) > 1 and len({c.get("laplace") for _, c in loaded}) > 1:
+        raise SystemExit("an ensemble's members must all predict a Laplace interval of one coverage, or none")
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
+    calibration = None
+    if len(loaded) == 1:
+        model = loaded[0][0]
+    else:
+        model = Ensemble([m for m, _ in loaded]).eval()
+        if cfg.get("laplace"):
+            # The members' mean interval is narrower in truth than theirs (their errors partly
+            # cancel): calibrated again, on the validation programs, as train.py does one network.
+            _, val_p, _ = data_mod.split_programs(data.programs, cfg["args"]["split_seed"])
+            before, after, factor = train_mod.calibrate_laplace(model, data, val_p, "cpu", cfg["args"]["batch"],
+                                                                cfg["laplace"])
+            calibration = {"coverage_before": before, "coverage_after": after, "factor": factor}
+    # Columns of the output: members, heads, or a Laplace interval's two ends.
+    members = 2 if cfg.get("laplace") else (len(loaded) if len(loaded) > 1 else cfg.get("heads", 1))
     max_depth = data.layout["max_depth"]
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -194,9 +208,12 @@ def main(argv=None):
         "parity": {"points": points, "max_relative_difference": worst, "tolerance": args.tolerance},
         "reference_points": n_ref,
         "members": members,
+        "networks": len(loaded),
         "min_work": domain,
         "training": cfg,
     }
+    if calibration:
+        info["ensemble_calibration"] = calibration
     if metrics_path.exists():
         info["metrics"] = json.loads(metrics_path.read_text())
         info["metrics"].pop("config", None)

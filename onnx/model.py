@@ -37,12 +37,38 @@ def mlp(sizes, dropout, last_activation=True):
     return nn.Sequential(*layers)
 
 
+# The loop fields the derived features gather per level (model.derive): the first two say
+# which of a computation's loops ends deepest after the schedule (the `innermost` flag is
+# not it: a computation beside an inner loop has none), the rest are what is gathered.
+DERIVED_SOURCES = ["present", "final_depth", "stride_invariant", "stride_unit", "stride_in_line",
+                   "stride_new_line", "stride_max_bytes", "extent", "tile_size"]
+
+
+def derive_spec(layout):
+    """`derive` of CostModel for a layout (onnx/layout.json as data.py reads it): the column of
+    each DERIVED_SOURCES field at each loop level. Raises KeyError on a layout without them."""
+    names = {f["name"]: i for i, f in enumerate(layout["fields"])}
+    return {"fields": [[names[f"loop{level}.{n}"] for n in DERIVED_SOURCES] for level in range(layout["max_depth"])],
+            "sources": DERIVED_SOURCES}
+
+
 class CostModel(nn.Module):
     def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
-                 head_hidden=(200, 180), dropout=0.225, residual=True, heads=1, laplace=None):
+                 head_hidden=(200, 180), dropout=0.225, residual=True, heads=1, laplace=None, derive=None):
         super().__init__()
         self.embed = embed
         self.heads = heads
+        # derive: {"fields": [[column per DERIVED_SOURCES name] per loop level]} (`derive_spec`):
+        # the comp encoder also reads what the deepest of the computation's loops after the
+        # schedule, and the one just outside it, do (their strides, extent and tile size),
+        # gathered from the vector inside the graph (the Rust featurizer is unchanged).
+        self.derive = derive
+        derived = 0
+        if derive:
+            self.register_buffer("derive_index", torch.tensor(derive["fields"], dtype=torch.long))
+            derived = 2 * (len(DERIVED_SOURCES) - 2)
+            self.register_buffer("derived_mean", torch.zeros(derived))
+            self.register_buffer("derived_scale", torch.ones(derived))
         # laplace=alpha: the head also predicts the scale b of a Laplace distribution of the
         # log speedup around its estimate (trained by its likelihood), and the model outputs
         # the central alpha interval [lo, hi] as two columns (their geometric mean is the
@@ -54,7 +80,7 @@ class CostModel(nn.Module):
         # large log-sizes, and would be drowned without it.
         self.register_buffer("feature_mean", torch.zeros(features))
         self.register_buffer("feature_scale", torch.ones(features))
-        self.comp_mlp = mlp([features, *comp_hidden, embed], dropout)
+        self.comp_mlp = mlp([features + derived, *comp_hidden, embed], dropout)
         self.comp_lstm = nn.LSTM(embed, embed, batch_first=True)
         self.loop_lstm = nn.LSTM(embed, embed, batch_first=True)
         # Summaries of "no computation children" / "no loop children".
@@ -119,9 +145,35 @@ class CostModel(nn.Module):
         x = self.merge(torch.cat([hc, hl], dim=-1))
         return self.norm(x + hc + hl) if self.residual else x
 
+    def derived(self, rows):
+        """[n, F] computation vectors -> [n, 2 * (sources - 2)] raw derived features: per
+        computation, the DERIVED_SOURCES fields (but present and final_depth) of the deepest of
+        its loops after the schedule, then those of the next one out (zero if none)."""
+        x = rows[:, self.derive_index]  # [n, D, len(DERIVED_SOURCES)]
+        present, depth, fields = x[..., 0] > 0, torch.round(torch.exp(x[..., 1]) - 1.0), x[..., 2:]
+        none = torch.full_like(depth, -1.0)
+        at = torch.where(present, depth, none)
+        deepest = at.max(dim=1, keepdim=True).values
+        inner = ((at == deepest) & present).to(rows.dtype)
+        # The next loop out: the deepest of the others.
+        cand = torch.where(present & (depth < deepest), depth, none)
+        top = cand.max(dim=1, keepdim=True).values
+        nxt = ((cand == top) & (top >= 0)).to(rows.dtype)
+        return torch.cat([(inner.unsqueeze(-1) * fields).sum(dim=1), (nxt.unsqueeze(-1) * fields).sum(dim=1)], dim=1)
+
+    def set_derived_normalization(self, rows):
+        with torch.no_grad():
+            d = self.derived(torch.as_tensor(rows, dtype=torch.float32))
+            std = d.std(dim=0)
+            self.derived_mean.copy_(d.mean(dim=0))
+            self.derived_scale.copy_(torch.where(std > 1e-6, 1.0 / std, torch.ones_like(std)))
+
     def embed_rows(self, rows):
         """[n, F] computation vectors -> [n, embed] embeddings."""
-        return self.comp_mlp((rows - self.feature_mean) * self.feature_scale)
+        x = (rows - self.feature_mean) * self.feature_scale
+        if self.derive:
+            x = torch.cat([x, (self.derived(rows) - self.derived_mean) * self.derived_scale], dim=1)
+        return self.comp_mlp(x)
 
     def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
                 root_children, root_counts):
@@ -201,20 +253,47 @@ class CostModel(nn.Module):
 
 class Ensemble(torch.nn.Module):
     """Several trained models as one graph: one output column per member (the Rust side takes
-    their geometric mean as the prediction and their spread as the model's uncertainty)."""
+    their geometric mean as the prediction and their spread as the model's uncertainty).
+
+    Members that each predict a Laplace interval (`train.py --laplace`, one coverage) make one
+    interval instead: the mean of their log estimates and of their Laplace scales, i.e. the
+    geometric mean of each end, re-calibrated on validation like a single network
+    (`scale_factor`, `train.calibrate_laplace`), so the graph's output is two columns as
+    for one such network and the pass reads it the same way."""
 
     def __init__(self, members):
         super().__init__()
         self.members = torch.nn.ModuleList(members)
+        alphas = {getattr(m, "laplace", None) for m in members}
+        if len(alphas) > 1:
+            raise ValueError(f"members calibrated to different coverages: {sorted(map(str, alphas))}")
+        self.laplace = alphas.pop()
+        self.register_buffer("scale_factor", torch.ones(()))
+
+    def combine(self, outs):
+        if not self.laplace:
+            return torch.stack(outs, dim=-1)
+        logs = torch.stack([torch.log(o) for o in outs], dim=0).mean(dim=0)
+        mid = (logs[:, 0] + logs[:, 1]) / 2
+        half = (logs[:, 1] - logs[:, 0]) / 2 * self.scale_factor
+        return torch.exp(torch.stack([mid - half, mid + half], dim=1))
 
     # Named like CostModel's inputs: the exporter keys dynamic shapes by argument name.
     def forward(self, comps, comp_children, comp_counts, loop_children, loop_counts,
                 root_children, root_counts):
         inputs = (comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts)
-        return torch.stack([m(*inputs) for m in self.members], dim=-1)
+        return self.combine([m(*inputs) for m in self.members])
 
     def shared(self, *inputs):
-        return torch.stack([m.shared(*inputs) for m in self.members], dim=-1)
+        return self.combine([m.shared(*inputs) for m in self.members])
+
+    def laplace_z(self):
+        return -math.log(1.0 - self.laplace)
+
+    def laplace_parts(self, out):
+        """(mu, b) back from the [lo, hi] output, as CostModel.laplace_parts."""
+        lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
+        return (lo + hi) / 2, (hi - lo) / 2 / self.laplace_z()
 
 
 # The exported graph's inputs since the shared form: the distinct computations and the

@@ -2,7 +2,8 @@
 
     .venv/bin/python onnx/report.py                 # everything (hours on 2 cores; resumable)
     .venv/bin/python onnx/report.py --uncertainty heads --members 1   # a single network, no interval
-    .venv/bin/python onnx/report.py --uncertainty ensemble   # 3 networks of different seeds
+    .venv/bin/python onnx/report.py --members 1     # one Laplace network, no other seed
+    .venv/bin/python onnx/report.py --uncertainty ensemble --members 3   # 3 plain networks of different seeds
 
 Every training lives in its own directory of --work with the arguments and the dataset's
 digest it was made from; a later run reuses it when both match, so an interrupted report
@@ -15,7 +16,9 @@ Steps, all on the real-size dataset split by program (the split of train.py):
    set): is the pairwise ranking term better than regression alone; then does starting
    from an encoder pre-trained on unlabeled vectors help (`autosched vectors`,
    onnx/pretrain.py); then does adding the toy-size dataset's programs to training help;
-   then do the working-set fields (layout 4) and the stride fields (layout 5) help.
+   then do the working-set fields (layout 4) and the stride fields (layout 5) help; then
+   does the encoder reading the deepest loop's strides, extent and tile size per
+   computation help (train.py --derive-inner, gathered inside the graph).
 3. learning curve of the chosen training on fractions of the training programs, with and
    without pre-training.
 4. the interval: by default one network that predicts its own Laplace error scale,
@@ -23,7 +26,9 @@ Steps, all on the real-size dataset split by program (the split of train.py):
    where the search asks the model about a thousand schedules per kernel; --members heads
    on bootstrap weights gave an interval of 1.01x that held 5% of the points), or an
    ensemble of networks of other seeds; then a ranking fine-tuning of that network
-   (--fine-tune-epochs), kept if it wins on validation; export onnx/model.onnx with parity,
+   (--fine-tune-epochs), kept if it wins on validation; with --members > 1 (laplace), the
+   same network of other seeds (fine-tuned alike), shipped as one interval if their mean
+   beats the one network on validation; export onnx/model.onnx with parity,
    and evaluate it: held-out figures, how often the measured speedup lies in the
    interval, and the schedule each decision rule would pick among the measured
    schedules of each held-out program.
@@ -321,11 +326,24 @@ def rust_scores(dataset, model, ids, out, time_batch=None):
     return got
 
 
-def member_predictions(checkpoints, data, programs):
-    """[points, members] PyTorch predictions of each member on `programs`, and their indices."""
-    import torch
+def shipped_networks(checkpoints, data, val_p):
+    """The torch modules the shipped graph is made of: the networks of `checkpoints`, or, for
+    several Laplace networks, their one interval (model.Ensemble), calibrated on the
+    validation programs as export.py calibrates it."""
     from export import load_model
-    models = [load_model(c)[0] for c in checkpoints]
+    from model import Ensemble
+    loaded = [load_model(c) for c in checkpoints]
+    if len(loaded) > 1 and loaded[0][1].get("laplace"):
+        ens = Ensemble([m for m, _ in loaded]).eval()
+        train_mod.calibrate_laplace(ens, data, val_p, "cpu", loaded[0][1]["args"]["batch"], loaded[0][1]["laplace"])
+        return [ens]
+    return [m for m, _ in loaded]
+
+
+def member_predictions(models, data, programs):
+    """[points, columns] PyTorch predictions of `models` (shipped_networks) on `programs`,
+    and their indices."""
+    import torch
     bl = data_mod.batches(data, programs)
     idx = np.concatenate(bl)
     columns = sum(2 if getattr(m, "laplace", None) else getattr(m, "heads", 1) for m in models)
@@ -336,6 +354,14 @@ def member_predictions(checkpoints, data, programs):
             # A network with several heads gives a column per head; a Laplace one, its interval's ends.
             out[b] = np.concatenate([m(*x).numpy().reshape(len(b), -1) for m in models], axis=1)
     return out[idx], idx
+
+
+def ensemble_figures(models, data, programs):
+    """train.breakdown of the models' geometric-mean prediction on `programs`."""
+    pred, idx = member_predictions(models, data, programs)
+    full = np.full(len(data), np.nan)
+    full[idx] = np.exp(np.log(pred).mean(axis=1))
+    return train_mod.breakdown(full, data, idx)
 
 
 def decisions(member_pred, data, idx, interval=False):
@@ -456,7 +482,9 @@ def main(argv=None):
                    help="epochs of a ranking fine-tuning of the shipped network (train.py --init --rank-weight "
                         "--select ranking), kept if it beats it on validation (0: not tried)")
     p.add_argument("--fine-tune-lr", type=float, default=2e-4, help="the fine-tuning's peak learning rate")
-    p.add_argument("--members", type=int, default=3, help="members of the shipped ensemble")
+    p.add_argument("--members", type=int, default=2,
+                   help="members of the shipped ensemble (laplace: networks of other seeds, kept if their mean "
+                        "interval beats the one network on validation)")
     p.add_argument("--uncertainty", choices=["ensemble", "heads", "laplace"], default="laplace",
                    help="ensemble: --members networks of different seeds; heads: one network with --members "
                         "heads on their own bootstrap weights (train.py --heads); laplace: one network that "
@@ -583,6 +611,17 @@ def main(argv=None):
     strides_better = score(with_strides) > score(without_strides)
     questions.append((f"stride features per loop (layout 5; without the working-set fields, both at "
                       f"{ship_epochs} epochs)", without_strides, with_strides, strides_better))
+    # The deepest loop's strides, extent and tile size (and the next one out's) gathered per
+    # computation inside the graph (train.py --derive-inner): what the per-loop strides say
+    # about the loop the schedule put innermost, in one place of the encoder's input, asked
+    # against the shipped network's inputs (the per-loop fields stay dropped as inputs).
+    with_derived = trainer("derive-inner", *flags, *dropping(WORKING_SET, STRIDES), "--derive-inner", *qf,
+                           epochs=ship_epochs)
+    derived_better = score(with_derived) > score(without_strides)
+    questions.append((f"the deepest loop's strides, extent and tile size per computation (--derive-inner; "
+                      f"without the per-loop working-set and stride fields, both at {ship_epochs} epochs)",
+                      without_strides, with_derived, derived_better))
+    derive = ["--derive-inner"] if derived_better else []
 
     # 3. The shipped model: the chosen training on all training programs, with several heads,
     # or with other seeds. Exported before the learning curves so that a report cut off there
@@ -600,19 +639,27 @@ def main(argv=None):
         questions.append(("working-set features, the shipped network on all training programs", plain,
                           full, ws_better))
         drop = dropping(*([] if ws_better else [WORKING_SET]), *([] if strides_better else [STRIDES]))
-        tag = ("" if ws_better else "-no-ws") + ("" if strides_better else "-no-strides")
-        members = [trainer(f"{name}-laplace{tag}", *flags, *drop, "--laplace", args.coverage, epochs=ship_epochs)]
-        flags = flags + drop
+        tag = ("" if ws_better else "-no-ws") + ("" if strides_better else "-no-strides") + ("-derived" if derive else "")
+        members = [trainer(f"{name}-laplace{tag}", *flags, *drop, *derive, "--laplace", args.coverage,
+                           epochs=ship_epochs)]
+        # Other seeds of the same network: with --members > 1, their mean interval is the
+        # shipped model if it beats the one network on validation (asked below).
+        seeds = [trainer(f"{name}-laplace{tag}-seed{s}", *flags, *drop, *derive, "--laplace", args.coverage,
+                         "--seed", s, epochs=ship_epochs) for s in range(1, args.members)]
+        flags = flags + drop + derive
     elif args.uncertainty == "heads" and args.members > 1:
+        seeds = []
         members = [trainer(f"{name}-heads{args.members}", *flags, "--heads", args.members, epochs=ship_epochs)]
     else:
+        seeds = []
         members = [trainer(f"{name}-all", *flags, epochs=ship_epochs)] + [
             trainer(f"{name}-seed{s}", *flags, "--seed", s, epochs=ship_epochs) for s in range(1, args.members)]
     trained_cfg, tuning = members[0]["config"], None
-    if args.fine_tune_epochs > 0 and len(members) == 1:
+
+    def fine_tuned(base):
         # The thesis fine-tuned its regression model for ranking; the shipped network is the
         # start (a pre-trained encoder is in its weights already, so not frozen again).
-        base, tune_flags, skip = members[0], [], False
+        tune_flags, skip = [], False
         for f in base["flags"]:
             if skip:
                 skip = False
@@ -620,20 +667,44 @@ def main(argv=None):
                 skip = True
             else:
                 tune_flags.append(f)
-        tuned = trainer(f"{base['name']}-ranktuned{args.fine_tune_epochs}", *tune_flags, "--rank-weight", args.rank_weight,
-                        "--select", "ranking", "--max-lr", args.fine_tune_lr, epochs=args.fine_tune_epochs,
-                        init=base)
+        return trainer(f"{base['name']}-ranktuned{args.fine_tune_epochs}", *tune_flags, "--rank-weight",
+                       args.rank_weight, "--select", "ranking", "--max-lr", args.fine_tune_lr,
+                       epochs=args.fine_tune_epochs, init=base)
+
+    if args.fine_tune_epochs > 0 and len(members) == 1:
+        base = members[0]
+        tuned = fine_tuned(base)
         better = score(tuned) > score(base)
         questions.append((f"ranking fine-tuning of the shipped network ({args.fine_tune_epochs} epochs, "
                           f"all training programs)", base, tuned, better))
         if better:
             members, tuning = [tuned], tuned["config"]
-    checkpoints = [trainer.checkpoint(m) for m in members]
-    for m, c in zip(members, checkpoints):
-        if c is None:
-            sys.exit(f"{m['dir']}: its figures are archived but not its weights; remove it from {args.archive} "
-                     "to train it again")
-    member_pred, idx = member_predictions(checkpoints, data, test_p)
+            seeds = [fine_tuned(m) for m in seeds]
+
+    def weights(ms):
+        cs = [trainer.checkpoint(m) for m in ms]
+        for m, c in zip(ms, cs):
+            if c is None:
+                sys.exit(f"{m['dir']}: its figures are archived but not its weights; remove it from {args.archive} "
+                         "to train it again")
+        return cs
+
+    if seeds:
+        # The mean interval of the seeds against the first network alone, on the validation
+        # programs (the ensemble re-calibrated there too).
+        together = members + seeds
+        one = {"name": members[0]["name"],
+               "validation": ensemble_figures(shipped_networks(weights(members), data, val_p), data, val_p)}
+        ens = {"name": f"{members[0]['name']} and {len(seeds)} other seed(s)",
+               "validation": ensemble_figures(shipped_networks(weights(together), data, val_p), data, val_p)}
+        better = score(ens) > score(one)
+        questions.append((f"an ensemble of {len(together)} networks (seeds; their mean estimate and interval), "
+                          f"all training programs", one, ens, better))
+        if better:
+            members = together
+    checkpoints = weights(members)
+    networks = shipped_networks(checkpoints, data, val_p)
+    member_pred, idx = member_predictions(networks, data, test_p)
     ens_pred = np.full(len(data), np.nan)
     ens_pred[idx] = np.exp(np.log(member_pred).mean(axis=1))
     ensemble = train_mod.breakdown(ens_pred, data, idx)
@@ -654,9 +725,16 @@ def main(argv=None):
         shutil.copy(feats / "layout.json", ROOT / "onnx/layout.json")
         # The PyTorch weights beside the graph: what `autosched adapt` fine-tunes for another
         # machine (one network, possibly with several heads).
-        if len(checkpoints) == 1:
-            shutil.copy(checkpoints[0], shipped.with_suffix(".pt"))
-            trainer.keep_checkpoint(members[0], shipped.with_suffix(".pt"))
+        # The other members' weights beside it (model.seed1.pt, ...), so that a later report
+        # finds them (the archive keeps figures, not weights).
+        for k, (m, c) in enumerate(zip(members, checkpoints)):
+            kept = shipped.with_suffix(".pt" if k == 0 else f".seed{k}.pt")
+            if c.resolve() != kept.resolve():
+                shutil.copy(c, kept)
+            trainer.keep_checkpoint(m, kept)
+        for old in shipped.parent.glob(shipped.stem + ".seed*.pt"):
+            if old.name not in {shipped.with_suffix(f".seed{k}.pt").name for k in range(1, len(members))}:
+                old.unlink()
         info = json.loads(info_path.read_text())
         info["training"]["data_stamp"] = stamp
         info["checkpoints"] = sources
@@ -727,6 +805,10 @@ def main(argv=None):
         f"two LSTMs of 180 per loop, merge 360-200-180, head 180-200-180-1, ELU, dropout {cfg['dropout']}); "
         f"{cfg['parameters']:,} parameters per network; shipped as "
         + (f"one network predicting its own Laplace error scale, calibrated to a {args.coverage:.0%} interval"
+           if args.uncertainty == "laplace" and len(members) == 1 else
+           f"{len(members)} such networks of different seeds predicting their own Laplace error scales, as one "
+           f"interval (the mean of their log estimates and of their scales) calibrated to {args.coverage:.0%} "
+           "on the validation programs"
            if args.uncertainty == "laplace" else
            f"one network with {args.members} heads on their own bootstrap weights" if len(members) == 1 and
            args.members > 1 else f"an ensemble of {len(members)} networks (seeds)")

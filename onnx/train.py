@@ -23,6 +23,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import data as data_mod  # noqa: E402
 import metrics  # noqa: E402
+import model as model_mod  # noqa: E402
 from model import CostModel  # noqa: E402
 
 
@@ -72,6 +73,11 @@ def parse_args(argv):
                         "columns, the interval's ends")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
+    p.add_argument("--derive-inner", action="store_true",
+                   help="the computation encoder also reads, per computation, the strides, extent and tile size "
+                        "of the deepest of its loops after the schedule and of the next one out, "
+                        "gathered from its vector inside the graph (model.derive_spec; read before "
+                        "--drop-features zeroes anything)")
     p.add_argument("--drop-features", metavar="REGEX", default="",
                    help="zero the features whose layout name matches REGEX (re.search) in every point: what "
                         "they add, asked by training without them (the network keeps the layout's width)")
@@ -217,7 +223,10 @@ def main(argv=None):
         dropped = [i for i, f in enumerate(data.layout["fields"]) if re.search(args.drop_features, f["name"])]
         if not dropped:
             raise SystemExit(f"--drop-features {args.drop_features!r} matches no feature of the layout")
-        data.comps[:, dropped] = 0.0
+        if not args.derive_inner:
+            # (With --derive-inner the derived features read these columns: the scale of
+            # zero below is what keeps the encoder from reading them directly.)
+            data.comps[:, dropped] = 0.0
     train_p, val_p, test_p = data_mod.split_programs(data.programs, args.split_seed)
     if args.train_fraction < 1.0:
         keep = max(1, int(round(args.train_fraction * len(train_p))))
@@ -253,13 +262,18 @@ def main(argv=None):
     if args.laplace is not None and args.heads > 1:
         raise SystemExit("--laplace and --heads are two ways to an interval: choose one")
     config["laplace"] = args.laplace
+    if args.derive_inner and args.pretrained:
+        raise SystemExit("--derive-inner widens the computation encoder's input: a pre-trained encoder does not fit")
+    config["derive"] = model_mod.derive_spec(data.layout) if args.derive_inner else None
     model = CostModel(config["features"], dropout=args.dropout, residual=not args.no_residual, heads=args.heads,
-                      laplace=args.laplace)
+                      laplace=args.laplace, derive=config["derive"])
     # Each head sees the points with its own bootstrap weights (fixed for the run).
     boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), args.heads))
                             .astype(np.float32))
     rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for b in train_batches for i in b])
     model.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+    if args.derive_inner:
+        model.set_derived_normalization(data.comps[rows])
     encoder_params = list(model.comp_mlp.parameters())
     frozen = False
     if args.pretrained:
@@ -282,6 +296,9 @@ def main(argv=None):
         if sc["layout_hash"] != data.layout["hash"]:
             raise SystemExit(f"{args.init} was trained on layout {sc['layout_hash']}, the data has "
                              f"{data.layout['hash']}")
+        if bool(sc.get("derive")) != args.derive_inner:
+            raise SystemExit(f"{args.init} was trained {'with' if sc.get('derive') else 'without'} --derive-inner: "
+                             "pass the same to fine-tune it")
         if (sc.get("heads", 1), sc.get("laplace")) != (args.heads, args.laplace):
             raise SystemExit(f"{args.init} has heads={sc.get('heads', 1)}, laplace={sc.get('laplace')}: pass the "
                              f"same --heads/--laplace to fine-tune it")

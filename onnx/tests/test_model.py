@@ -111,3 +111,27 @@ def test_the_shared_form_predicts_what_each_tree_predicts(featurized):
     one = model_mod.to_shared(*d.padded_inputs([0], depth))
     assert all(torch.equal(a, b) for a, b in zip(sh[:5], one[:5]))
     assert torch.equal(sh[5][0], sh[5][1])
+
+
+def test_derived_features_gather_the_innermost_loop_and_the_next_one_out(featurized):
+    spec = model_mod.derive_spec(featurized.layout)
+    names = {f["name"]: i for i, f in enumerate(featurized.layout["fields"])}
+    m = model_mod.CostModel(featurized.layout["features"], derive=spec).eval()
+    gathered = model_mod.DERIVED_SOURCES[2:]
+    rows = torch.from_numpy(featurized.comps[:200].copy())
+    got = m.derived(rows).numpy()
+    assert got.shape == (len(rows), 2 * len(gathered))
+    checked = 0
+    for r, out in zip(rows.numpy(), got):
+        loops = [lv for lv in range(featurized.layout["max_depth"]) if r[names[f"loop{lv}.present"]] > 0]
+        if not loops:
+            continue
+        depth = {lv: round(float(np.expm1(r[names[f"loop{lv}.final_depth"]]))) for lv in loops}
+        inner = [max(loops, key=lambda lv: depth[lv])]
+        assert len(set(depth.values())) == len(loops), "a computation's loops end at distinct depths"
+        above = sorted((lv for lv in loops if depth[lv] < depth[inner[0]]), key=lambda lv: depth[lv])
+        for part, lv in ((0, inner[0]), (1, above[-1] if above else None)):
+            want = [r[names[f"loop{lv}.{n}"]] if lv is not None else 0.0 for n in gathered]
+            np.testing.assert_allclose(out[part * len(gathered):(part + 1) * len(gathered)], want, rtol=1e-6)
+        checked += 1
+    assert checked > 20

@@ -430,6 +430,60 @@ def test_a_laplace_interval_trains_calibrates_and_exports(trained, tmp_path):
     assert out.shape[1] == 2 and bool((out[:, 1] > out[:, 0]).all())
 
 
+def test_laplace_networks_of_two_seeds_export_as_one_calibrated_interval(trained, tmp_path):
+    tmp, _ = trained
+    feats = tmp / "features"
+    runs = []
+    for seed in (0, 1):
+        run = tmp_path / f"run{seed}"
+        assert train.main(["--data", str(feats), "--out", str(run), "--quiet", "--epochs", "1", "--laplace", "0.8",
+                           "--seed", str(seed)]) == 0
+        runs.append(run / "model.pt")
+    model = tmp_path / "pair.onnx"
+    assert export.main(["--checkpoint", *map(str, runs), "--data", str(feats), "--dataset", str(DATASET),
+                        "--out", str(model), "--reference-programs", "0"]) == 0
+    # One interval, read by the pass as one Laplace network's.
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert meta["members"] == "2" and meta["output"] == "interval" and meta["coverage"] == "0.8"
+    info = json.loads(model.with_suffix(".json").read_text())
+    assert info["networks"] == 2 and info["ensemble_calibration"]["coverage_after"] >= 0.75
+    assert_rust_matches_reference(model, tmp_path)
+    # Its point is the mean of the networks' log estimates; its ends straddle it.
+    import torch
+    from model import Ensemble
+    members = [export.load_model(r)[0] for r in runs]
+    ens = Ensemble(members).eval()
+    ens.scale_factor.fill_(info["ensemble_calibration"]["factor"])
+    d = data_mod.Featurized(feats)
+    x = d.inputs(list(range(min(8, len(d)))))
+    with torch.no_grad():
+        out = ens(*x)
+        mus = [m.laplace_parts(m(*x))[0] for m in members]
+    mu, _ = ens.laplace_parts(out)
+    assert torch.allclose(mu, (mus[0] + mus[1]) / 2, atol=1e-5)
+    assert bool((out[:, 0] < out[:, 1]).all())
+    # Members of another coverage, or of an interval and none, make no ensemble.
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "plain"), "--quiet", "--epochs", "1"]) == 0
+    with pytest.raises(SystemExit, match="Laplace interval of one coverage"):
+        export.main(["--checkpoint", str(runs[0]), str(tmp_path / "plain" / "model.pt"), "--data", str(feats),
+                     "--dataset", str(DATASET), "--out", str(tmp_path / "bad.onnx")])
+
+
+def test_derived_inner_loop_features_train_export_and_score_in_rust(trained, tmp_path):
+    tmp, _ = trained
+    feats = tmp / "features"
+    # The strides dropped as inputs, yet read by the derived features (in training as in the graph).
+    cfg, model = train_and_export(feats, tmp_path, "derived.onnx", "--epochs", "1", "--derive-inner",
+                                  "--drop-features", "stride_", "--laplace", "0.8")
+    assert cfg["derive"]["sources"][0] == "present" and cfg["dropped_features"]
+    assert json.loads(model.with_suffix(".json").read_text())["parity"]["max_relative_difference"] <= 1e-4
+    assert_rust_matches_reference(model, tmp_path)
+    # A fine-tuning must say the same.
+    with pytest.raises(SystemExit, match="derive-inner"):
+        train.main(["--data", str(feats), "--out", str(tmp_path / "again"), "--quiet", "--epochs", "1",
+                    "--laplace", "0.8", "--init", str(tmp_path / "run" / "model.pt")])
+
+
 def test_graphs_of_the_earlier_input_forms_still_load_and_agree(trained, tmp_path):
     """Graphs exported before the shared form (every candidate's tree: computation vectors
     per candidate, or given once each with an index) are still read by the Rust side, and
