@@ -500,6 +500,9 @@ def main(argv=None):
     p.add_argument("--curves", choices=["train", "archived"], default="train",
                    help="train the learning curves' missing points, or show only those already trained (a "
                         "report written in one session; the rest is listed as not yet trained)")
+    p.add_argument("--derive", choices=["ask", "no"], default="ask",
+                   help="ask whether the encoder should read the deepest loop's fields (train.py --derive-inner), "
+                        "or leave it out (no: the question is not asked, the network does not read them)")
     p.add_argument("--fractions", default="0.1,0.25,0.5", help="learning-curve fractions of the training programs")
     p.add_argument("--out", default=str(ROOT / "onnx/model.onnx"))
     p.add_argument("--report", default=str(ROOT / "onnx/REPORT.md"))
@@ -615,13 +618,15 @@ def main(argv=None):
     # computation inside the graph (train.py --derive-inner): what the per-loop strides say
     # about the loop the schedule put innermost, in one place of the encoder's input, asked
     # against the shipped network's inputs (the per-loop fields stay dropped as inputs).
-    with_derived = trainer("derive-inner", *flags, *dropping(WORKING_SET, STRIDES), "--derive-inner", *qf,
-                           epochs=ship_epochs)
-    derived_better = score(with_derived) > score(without_strides)
-    questions.append((f"the deepest loop's strides, extent and tile size per computation (--derive-inner; "
-                      f"without the per-loop working-set and stride fields, both at {ship_epochs} epochs)",
-                      without_strides, with_derived, derived_better))
-    derive = ["--derive-inner"] if derived_better else []
+    derive = []
+    if args.derive == "ask":
+        with_derived = trainer("derive-inner", *flags, *dropping(WORKING_SET, STRIDES), "--derive-inner", *qf,
+                               epochs=ship_epochs)
+        derived_better = score(with_derived) > score(without_strides)
+        questions.append((f"the deepest loop's strides, extent and tile size per computation (--derive-inner; "
+                          f"without the per-loop working-set and stride fields, both at {ship_epochs} epochs)",
+                          without_strides, with_derived, derived_better))
+        derive = ["--derive-inner"] if derived_better else []
 
     # 3. The shipped model: the chosen training on all training programs, with several heads,
     # or with other seeds. Exported before the learning curves so that a report cut off there
