@@ -52,6 +52,17 @@ def derive_spec(layout):
             "sources": DERIVED_SOURCES}
 
 
+def laplace_z(alpha):
+    """Half-width of the central `alpha` interval of Laplace(0, 1): -ln(1 - alpha)."""
+    return -math.log(1.0 - alpha)
+
+
+def laplace_parts(out, alpha):
+    """(mu, b) back from a [lo, hi] output calibrated to `alpha`: mu the log estimate, b the scale."""
+    lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
+    return (lo + hi) / 2, (hi - lo) / 2 / laplace_z(alpha)
+
+
 class CostModel(nn.Module):
     def __init__(self, features, embed=180, comp_hidden=(600, 350, 200), merge_hidden=200,
                  head_hidden=(200, 180), dropout=0.225, residual=True, heads=1, laplace=None, derive=None):
@@ -242,13 +253,10 @@ class CostModel(nn.Module):
         return (torch.nn.functional.softplus(raw) + 1e-3) * self.scale_factor
 
     def laplace_z(self):
-        """Half-width of the central `laplace` interval of Laplace(0, 1): -ln(1 - alpha)."""
-        return -math.log(1.0 - self.laplace)
+        return laplace_z(self.laplace)
 
     def laplace_parts(self, out):
-        """(mu, b) back from the [lo, hi] output: mu the log estimate, b the scale."""
-        lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
-        return (lo + hi) / 2, (hi - lo) / 2 / self.laplace_z()
+        return laplace_parts(out, self.laplace)
 
 
 class Ensemble(torch.nn.Module):
@@ -287,13 +295,8 @@ class Ensemble(torch.nn.Module):
     def shared(self, *inputs):
         return self.combine([m.shared(*inputs) for m in self.members])
 
-    def laplace_z(self):
-        return -math.log(1.0 - self.laplace)
-
     def laplace_parts(self, out):
-        """(mu, b) back from the [lo, hi] output, as CostModel.laplace_parts."""
-        lo, hi = torch.log(out[:, 0]), torch.log(out[:, 1])
-        return (lo + hi) / 2, (hi - lo) / 2 / self.laplace_z()
+        return laplace_parts(out, self.laplace)
 
 
 # The exported graph's inputs since the shared form: the distinct computations and the

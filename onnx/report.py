@@ -698,17 +698,17 @@ def main(argv=None):
         # The mean interval of the seeds against the first network alone, on the validation
         # programs (the ensemble re-calibrated there too).
         together = members + seeds
-        one = {"name": members[0]["name"],
-               "validation": ensemble_figures(shipped_networks(weights(members), data, val_p), data, val_p)}
+        alone, joined = (shipped_networks(weights(ms), data, val_p) for ms in (members, together))
+        one = {"name": members[0]["name"], "validation": ensemble_figures(alone, data, val_p)}
         ens = {"name": f"{members[0]['name']} and {len(seeds)} other seed(s)",
-               "validation": ensemble_figures(shipped_networks(weights(together), data, val_p), data, val_p)}
+               "validation": ensemble_figures(joined, data, val_p)}
         better = score(ens) > score(one)
         questions.append((f"an ensemble of {len(together)} networks (seeds; their mean estimate and interval), "
                           f"all training programs", one, ens, better))
-        if better:
-            members = together
+        members, networks = (together, joined) if better else (members, alone)
     checkpoints = weights(members)
-    networks = shipped_networks(checkpoints, data, val_p)
+    if not seeds:
+        networks = shipped_networks(checkpoints, data, val_p)
     member_pred, idx = member_predictions(networks, data, test_p)
     ens_pred = np.full(len(data), np.nan)
     ens_pred[idx] = np.exp(np.log(member_pred).mean(axis=1))
