@@ -71,6 +71,11 @@ def parse_args(argv):
                         "points by the probability of lying below their bound), calibrated on the validation "
                         "programs so that the central ALPHA interval holds ALPHA of them; exported as two "
                         "columns, the interval's ends")
+    p.add_argument("--laplace-mean", choices=["likelihood", "regression"], default="likelihood",
+                   help="with --laplace, what trains the log estimate: the likelihood (with the scale, so a "
+                        "point the network calls uncertain weighs less in the estimate), or the plain "
+                        "regression loss (--loss), the scale then learned by the likelihood around the "
+                        "estimate held fixed: every point weighs alike in the estimate")
     p.add_argument("--noisy-weight", type=float, default=0.5,
                    help="loss weight of points flagged noisy (their timings spread > 5%%)")
     p.add_argument("--derive-inner", action="store_true",
@@ -115,6 +120,17 @@ def laplace_loss(mu, b, y, w, censored):
     bound = torch.where(z < 0, below, above)
     nll = torch.where(censored, bound, exact)
     return torch.sum(w * nll) / torch.sum(w).clamp(min=1e-6)
+
+
+def laplace_training_loss(mu, b, y, w, censored, mean="likelihood", kind="log"):
+    """The loss of a --laplace network. "likelihood": the negative log-likelihood trains both
+    parts, so a point's error in the estimate is divided by its own predicted scale (points the
+    network calls hard teach the estimate little). "regression": the estimate learns from the
+    plain regression loss, every point alike, and the scale from the likelihood around the
+    estimate held fixed."""
+    if mean == "regression":
+        return regression_loss(torch.exp(mu), y, w, censored, kind) + laplace_loss(mu.detach(), b, y, w, censored)
+    return laplace_loss(mu, b, y, w, censored)
 
 
 def calibrate_laplace(model, data, programs, device, batch, alpha):
@@ -356,7 +372,7 @@ def main(argv=None):
             loss = 0.0
             if args.laplace is not None:
                 mu, b = model.laplace_parts(raw)
-                loss = laplace_loss(mu, b, y, w, cens)
+                loss = laplace_training_loss(mu, b, y, w, cens, args.laplace_mean, args.loss)
                 if args.rank_weight > 0:
                     loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens)
                 heads = []

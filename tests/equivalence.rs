@@ -113,6 +113,9 @@ fn accumulation_executes_equivalently() {
     // for 3), inside cache tiles, under a parallel tile loop.
     equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:2)");
     equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:3); parallelize(L0.t)");
+    // The order the search proposes (rows, then columns), with clean-up loops for both.
+    equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:32)");
+    equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16); accumulate(L0.0.0); unroll(L0:3); unroll(L0.0:5); parallelize(L0.t)");
     // The k loop in tiles of 20 (32 iterations: a min bound, a point loop that always runs).
     equivalent(GEMM.0, GEMM.1, "tile(L0.0.0:20); accumulate(L0.0.0)");
     // tmp[i][j] = 0 beside the k loop, then accumulated; the second product too.

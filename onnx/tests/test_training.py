@@ -407,12 +407,39 @@ def test_laplace_loss_and_its_censored_bound():
     assert train.laplace_loss(mu, b, torch.tensor([100.0] * 2), w, torch.tensor([True, True])).item() < 1e-3
 
 
+def test_a_regression_trained_laplace_estimate_weighs_every_point_alike():
+    import torch
+    y = torch.tensor([2.0, 0.5, 3.0])
+    w, cens = torch.ones(3), torch.tensor([False, False, True])
+
+    def mu_grad(mean, scale):
+        mu = torch.zeros(3, requires_grad=True)
+        b = torch.tensor(scale, requires_grad=True)
+        train.laplace_training_loss(mu, b, y, w, cens, mean).backward()
+        return mu.grad, b.grad
+
+    # With the likelihood, a point given a larger scale pulls its estimate less ...
+    g_small, _ = mu_grad("likelihood", [0.2, 0.2, 0.2])
+    g_wide, _ = mu_grad("likelihood", [0.2, 2.0, 0.2])
+    assert abs(g_wide[1]) < abs(g_small[1]) / 5
+    # ... with the regression loss the estimate's gradient ignores the scales (the plain
+    # loss's gradient, the censored point above its bound included), which still learn.
+    r_small, b_small = mu_grad("regression", [0.2, 0.2, 0.2])
+    r_wide, b_wide = mu_grad("regression", [0.2, 2.0, 0.2])
+    assert torch.allclose(r_small, r_wide)
+    mu = torch.zeros(3, requires_grad=True)
+    train.regression_loss(torch.exp(mu), y, w, cens, "log").backward()
+    assert torch.allclose(r_small, mu.grad)
+    assert float(b_small.abs().sum()) > 0 and not torch.allclose(b_small, b_wide)
+
+
 def test_a_laplace_interval_trains_calibrates_and_exports(trained, tmp_path):
     tmp, _ = trained
     feats = tmp / "features"
     cfg, model = train_and_export(feats, tmp_path, "laplace.onnx", "--epochs", "2", "--laplace", "0.8",
-                                  "--rank-weight", "0.5")
+                                  "--rank-weight", "0.5", "--laplace-mean", "regression")
     cal = cfg["calibration"]
+    assert cfg["args"]["laplace_mean"] == "regression"
     assert cfg["laplace"] == 0.8 and cal["scale_factor"] > 0
     # Calibrated on the validation programs: (nearly) alpha of them inside, ties aside.
     assert cal["validation_coverage_after"] >= 0.75, cal

@@ -128,7 +128,7 @@ pub fn search(
             let base = unroll_base(program, &state.schedule);
             // The verdict of `steps` after the state: from its base where that is sound (the
             // base's clone is built only for a step it decides).
-            let mut check = |steps: &[Transform]| {
+            let mut check_steps = |steps: &[Transform]| {
                 if let Some((b, tree, unrolled)) = &base {
                     if steps.iter().all(|t| decided_at_base(program, tree, t, unrolled)) {
                         let at_base = bases
@@ -140,6 +140,16 @@ pub fn search(
                     }
                 }
                 prefix.check(steps)
+            };
+            let mut check = |steps: &[Transform]| {
+                let started = Instant::now();
+                let verdict = check_steps(steps);
+                let took = started.elapsed().as_secs_f64();
+                if took > 0.1 {
+                    let text: Vec<String> = steps.iter().map(|t| t.to_string()).collect();
+                    log::debug!("{}: checking {} took {took:.3} s", state.schedule, text.join("; "));
+                }
+                verdict
             };
             let mut legal = Vec::new();
             for step in steps {
