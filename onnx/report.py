@@ -648,27 +648,25 @@ def main(argv=None):
                           full, ws_better))
         drop = dropping(*([] if ws_better else [WORKING_SET]), *([] if strides_better else [STRIDES]))
         tag = ("" if ws_better else "-no-ws") + ("" if strides_better else "-no-strides") + ("-derived" if derive else "")
-        members = [trainer(f"{name}-laplace{tag}", *flags, *drop, *derive, "--laplace", args.coverage,
-                           epochs=ship_epochs)]
         # The likelihood divides each point's error in the estimate by the scale the network
         # gives it, so what it calls hard it learns least (dense's disastrous schedule was
         # predicted below 1x by the 25% plain-loss networks, at 5x by the 100% likelihood one).
         # Asked on the shipped network itself: the estimate trained by the plain loss instead.
-        mean = []
-        if args.laplace_mean == "ask":
+        by_likelihood = by_regression = None
+        if args.laplace_mean != "regression":
+            by_likelihood = trainer(f"{name}-laplace{tag}", *flags, *drop, *derive, "--laplace", args.coverage,
+                                    epochs=ship_epochs)
+        if args.laplace_mean != "likelihood":
             by_regression = trainer(f"{name}-laplace{tag}-lmreg", *flags, *drop, *derive, "--laplace",
                                     args.coverage, "--laplace-mean", "regression", epochs=ship_epochs)
-            better = score(by_regression) > score(members[0])
+        if args.laplace_mean == "ask":
+            better = score(by_regression) > score(by_likelihood)
             questions.append(("the estimate trained by the plain regression loss, the scale by the likelihood "
-                              "around it (--laplace-mean regression), the shipped network on all training programs",
-                              members[0], by_regression, better))
-            if better:
-                mean, members = ["--laplace-mean", "regression"], [by_regression]
-        elif args.laplace_mean == "regression":
-            mean = ["--laplace-mean", "regression"]
-            members = [trainer(f"{name}-laplace{tag}-lmreg", *flags, *drop, *derive, "--laplace", args.coverage,
-                               *mean, epochs=ship_epochs)]
-        tag += "-lmreg" if mean else ""
+                              "around it (--laplace-mean regression), the shipped network on all training "
+                              "programs", by_likelihood, by_regression, better))
+            by_regression = by_regression if better else None
+        mean = ["--laplace-mean", "regression"] if by_regression else []
+        members, tag = ([by_regression], tag + "-lmreg") if by_regression else ([by_likelihood], tag)
         # Other seeds of the same network: with --members > 1, their mean interval is the
         # shipped model if it beats the one network on validation (asked below).
         seeds = [trainer(f"{name}-laplace{tag}-seed{s}", *flags, *drop, *derive, "--laplace", args.coverage,
