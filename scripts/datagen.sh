@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
@@ -10,7 +10,9 @@
 #                     walks (--long-walks 8: as long as the search's final schedules)
 #     wide:           as long, programs of the wide class only (--class wide: pipelines of
 #                     5 to 18 statements)
-#   long and wide store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#     linear:         as long, programs of the linear class only (--class linear: fully
+#                     connected layers and GEMMs with transposed operands)
+#   long, wide and linear store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
 #   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
 #     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
@@ -26,6 +28,7 @@ sizes=${2:-toy}
 real_cmd="autosched datagen --sizes real --seed 1 --programs 9000 --schedules-per-program 16 --out onnx/data/raw-r1"
 long_cmd="autosched datagen --sizes real --seed 2 --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-long-s2"
 wide_cmd="autosched datagen --sizes real --seed 2 --class wide --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-wide-s2"
+linear_cmd="autosched datagen --sizes real --seed 2 --class linear --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-linear-s2"
 case "$sizes" in
   merge)
     dir=onnx/data/real
@@ -35,6 +38,7 @@ case "$sizes" in
     cmds=(--command "$real_cmd")
     compgen -G "$dir/incoming/long-*.jsonl.gz" >/dev/null && cmds+=(--command "$long_cmd")
     compgen -G "$dir/incoming/wide-*.jsonl.gz" >/dev/null && cmds+=(--command "$wide_cmd")
+    compgen -G "$dir/incoming/linear-*.jsonl.gz" >/dev/null && cmds+=(--command "$linear_cmd")
     notes=()
     for r in "$dir"/remeasure-*/README.md; do
       [[ -f $r ]] && notes+=(--note "Points measured again after a change to code generation replace the first copies: see \`${r#"$dir"/}\`.")
@@ -43,17 +47,17 @@ case "$sizes" in
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
     [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
-    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl; do
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
     done
     .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
       --failed "${failed[@]}"
     exit 0 ;;
-  long|wide)
+  long|wide|linear)
     raw=onnx/data/raw-$sizes-s2
     incoming=onnx/data/real/incoming
     extra=(--long-walks 8)
-    [[ $sizes == wide ]] && extra+=(--class wide)
+    [[ $sizes == long ]] || extra+=(--class "$sizes")
     resume=()
     for c in "$incoming/$sizes"-*.jsonl.gz; do [[ -f $c ]] && resume+=(--resume-from "$c"); done
     build/cargo/release/autosched datagen --sizes real --seed 2 --programs "$programs" --schedules-per-program 16 \
@@ -62,7 +66,7 @@ case "$sizes" in
     exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "the mode must be toy, real, long or wide, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long, wide, linear or merge, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"

@@ -242,6 +242,42 @@ fn wide_programs_are_valid_pipelines_of_many_statements() {
     assert_eq!(programs::stream_salt(&mixed), 0);
 }
 
+/// Linear programs (drawn only on request): valid, modeled, under the working-set limit, and
+/// with both layouts of each operand drawn: the transposed weight (`W[j][k]`, what the
+/// contraction class never makes) in a good share of them.
+#[test]
+fn linear_programs_store_their_operands_either_way() {
+    let (mut transposed_w, mut transposed_a, mut imperfect) = (0, 0, 0);
+    for index in 0..80 {
+        let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Linear));
+        assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Linear)));
+        assert_eq!(p.id, format!("r5-linear-p{index}"));
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
+        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        // The product's statement reads %b0 (A) and %b1 (W): which loop indexes W's last
+        // dimension tells the layout (the output's column loop j indexes C's last one).
+        let line = |buf: &str| p.mlir.lines().find(|l| l.contains(&format!("affine.load %{buf}["))).unwrap().to_string();
+        let subs = |l: &str| l[l.find('[').unwrap() + 1..l.find(']').unwrap()].split(", ").map(str::to_string).collect::<Vec<_>>();
+        let c_store = p.mlir.lines().filter(|l| l.contains("affine.store") && l.contains("%b2[")).last().unwrap().to_string();
+        let (j, w) = (subs(&c_store)[1].clone(), subs(&line("b1")));
+        transposed_w += (w[0] == j) as usize;
+        let i = subs(&c_store)[0].clone();
+        transposed_a += (subs(&line("b0"))[1] == i) as usize;
+        // Initialized inside the nest: a statement's loop also holds a loop.
+        imperfect += prog.computations.iter().any(|c| prog.loops.iter().any(|l| l.id == c.parent && l.children.iter().any(|ch| matches!(ch, ir::Child::Loop(_))))) as usize;
+    }
+    assert!((30..=65).contains(&transposed_w), "{transposed_w} of 80 with W[j][k]");
+    assert!((10..=40).contains(&transposed_a), "{transposed_a} of 80 with A[k][i]");
+    assert!(imperfect >= 10, "{imperfect} of 80 initialized inside the nest");
+    let mixed = programs::generate_sized(5, 3, programs::Sizes::Real);
+    assert_ne!(mixed.class, programs::ProgramClass::Linear);
+}
+
 /// The committed data's programs are what the generator makes of their seed and index (and
 /// class, for a class's own stream): a change to the generator must leave the streams the
 /// data came from as they were. The new chunks' schedules are also what the sampler draws

@@ -40,6 +40,7 @@ pub enum ProgramClass {
     Solver,
     DataMining,
     Wide,
+    Linear,
 }
 
 impl ProgramClass {
@@ -66,6 +67,7 @@ impl ProgramClass {
             ProgramClass::Solver => "solver",
             ProgramClass::DataMining => "data_mining",
             ProgramClass::Wide => "wide",
+            ProgramClass::Linear => "linear",
         }
     }
 }
@@ -827,6 +829,83 @@ fn statistic(g: &mut Gen, src: usize, stat: usize, (n_stat, n_other): (i64, i64)
     g.close();
 }
 
+/// Fully connected layers and GEMMs with their operands stored either way:
+/// `C[i][j] (= bias[j] | 0 | as it is) + Σ_k A(i, k) · B(k, j)`, A stored `[i][k]` or
+/// `[k][i]`, B `[k][j]` or (as PyTorch's Linear keeps its weights) `[j][k]`, then maybe a
+/// ReLU nest. The contraction class never transposes an operand, so which loop may go
+/// innermost without walking a matrix's rows depends here on the layout, not only on the
+/// loop order. Shapes are square-ish or layer-like (a batch of 1 to 128 rows against wide
+/// inputs and outputs). Drawn only on request (`--class linear`), so the mixed streams stay
+/// as they were.
+fn gen_linear(rng: &mut Rng, g: &mut Gen) {
+    let b = g.budget(rng) * 2.0;
+    let (ni, nj, nk) = if rng.chance(0.5) {
+        let batch = *rng.pick(&[1i64, 4, 8, 16, 32, 64, 128]);
+        let e = extents(rng, 2, (b / batch as f64).max(16.0));
+        (batch, e[0], e[1])
+    } else {
+        let e = extents(rng, 3, b);
+        (e[0], e[1], e[2])
+    };
+    let (a_t, b_t) = (rng.chance(0.3), rng.chance(0.6));
+    let a = g.buffer(if a_t { vec![nk, ni] } else { vec![ni, nk] });
+    let w = g.buffer(if b_t { vec![nj, nk] } else { vec![nk, nj] });
+    let c = g.buffer(vec![ni, nj]);
+    // 0: the output initialized inside the nest (from a bias or zero: imperfect, k
+    // innermost); 1: by a sibling nest first; 2: accumulated into as it is.
+    let init = rng.below(3);
+    let bias = if init < 2 && rng.chance(0.6) { Some(g.buffer(vec![nj])) } else { None };
+    let zero = g.constant(0.0);
+    let init_value = |g: &mut Gen, j: &str| match bias {
+        Some(bb) => g.load(bb, &[j.to_string()]),
+        None => zero.clone(),
+    };
+    if init == 1 {
+        let i = g.open_n(ni);
+        let j = g.open_n(nj);
+        let v = init_value(g, &j);
+        g.store(&v, c, &[i, j]);
+        g.close();
+        g.close();
+    }
+    let mut order = vec![0usize, 1, 2];
+    if init == 0 {
+        if rng.chance(0.5) {
+            order.swap(0, 1);
+        }
+    } else {
+        rng.shuffle(&mut order);
+    }
+    let sizes = [ni, nj, nk];
+    let mut iv = [String::new(), String::new(), String::new()];
+    for (depth, &l) in order.iter().enumerate() {
+        iv[l] = g.open_n(sizes[l]);
+        if init == 0 && depth == 1 {
+            let v = init_value(g, &iv[1]);
+            g.store(&v, c, &[iv[0].clone(), iv[1].clone()]);
+        }
+    }
+    let (i, j, k) = (iv[0].clone(), iv[1].clone(), iv[2].clone());
+    let va = g.load(a, &if a_t { [k.clone(), i.clone()] } else { [i.clone(), k.clone()] });
+    let vw = g.load(w, &if b_t { [j.clone(), k.clone()] } else { [k, j.clone()] });
+    let vc = g.load(c, &[i.clone(), j.clone()]);
+    let p = g.bin(Bin::Mul, &va, &vw);
+    let s = g.bin(Bin::Add, &vc, &p);
+    g.store(&s, c, &[i, j]);
+    for _ in 0..3 {
+        g.close();
+    }
+    if rng.chance(0.3) {
+        let i = g.open_n(ni);
+        let j = g.open_n(nj);
+        let v = g.load(c, &[i.clone(), j.clone()]);
+        let r = g.bin(Bin::Max, &v, &zero);
+        g.store(&r, c, &[i, j]);
+        g.close();
+        g.close();
+    }
+}
+
 /// Row normalization (at most [`crate::limits::MAX_COMPUTATIONS`] statements): either
 /// mean[r] = Σ x[r][c]; y[r][c] = (x[r][c] - mean[r] * k) * scale, or the second-moment
 /// form ms[r] = Σ x[r][c]²; y[r][c] = x[r][c] * ms[r].
@@ -1119,6 +1198,7 @@ fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink
         ProgramClass::Solver => gen_solver(&mut rng, &mut g),
         ProgramClass::DataMining => gen_data_mining(&mut rng, &mut g),
         ProgramClass::Wide => gen_wide(&mut rng, &mut g),
+        ProgramClass::Linear => gen_linear(&mut rng, &mut g),
     }
     (class, g)
 }
