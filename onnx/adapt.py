@@ -20,7 +20,12 @@ shipped model's knowledge where the new data says nothing. The held-out programs
 trained on) give the before/after figures, next to a network trained from scratch on the
 same small data (what the data alone can teach): adaptation is worth it when it beats both.
 
-Writes OUT/model.pt (train.py's checkpoint format, for onnx/export.py) and OUT/adapt.json.
+An ensemble (the shipped model is one: onnx/model.pt and onnx/model.seed1.pt) is adapted
+member by member, each on the same data with its own loss (a `--laplace-mean regression`
+member as it was trained); the figures are the ensemble's, as the pass uses it.
+
+Writes OUT/model.pt (train.py's checkpoint format, for onnx/export.py), OUT/model.seedK.pt
+for the other members, and OUT/adapt.json.
 """
 
 import argparse
@@ -36,7 +41,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import data as data_mod  # noqa: E402
 import train as train_mod  # noqa: E402
-from model import CostModel  # noqa: E402
+from model import CostModel, Ensemble  # noqa: E402
 
 MODES = {
     "tree": lambda name: not name.startswith("comp_mlp."),
@@ -47,7 +52,8 @@ MODES = {
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--base", required=True, help="the shipped model's checkpoint (onnx/model.pt)")
+    p.add_argument("--base", required=True, nargs="+",
+                   help="the shipped model's checkpoints (onnx/model.pt, then onnx/model.seed1.pt ...)")
     p.add_argument("--data", required=True, help="`autosched featurize` output of data measured on this machine")
     p.add_argument("--out", required=True)
     p.add_argument("--mode", choices=sorted(MODES), default="tree")
@@ -125,7 +131,8 @@ def fit(model, data, train_p, val_p, trainable, args, desc):
             raw = model(*cache[id(idx)])
             if getattr(model, "laplace", None):
                 mu, b = model.laplace_parts(raw)
-                loss = train_mod.laplace_loss(mu, b, targets[idx], weights[idx], censored[idx])
+                loss = train_mod.laplace_training_loss(mu, b, targets[idx], weights[idx], censored[idx],
+                                                       getattr(args, "laplace_mean", "likelihood"))
             else:
                 heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
                 loss = sum(train_mod.regression_loss(h, targets[idx],
@@ -169,31 +176,50 @@ def main(argv=None):
     train_p, val_p, held_p = split(len(data.programs), args.held_out, args.seed)
     if len(train_p) == 0:
         raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
-    model, cfg = load_base(args.base, data.layout["hash"])
+    loaded = [load_base(b, data.layout["hash"]) for b in args.base]
+    cfg = loaded[0][1]
+    models = [m for m, _ in loaded]
+
+    def whole():
+        return models[0] if len(models) == 1 else Ensemble(models).eval()
+
     t0 = time.time()
-    before = figures(model, data, held_p)
-    fine = fit(model, data, train_p, val_p, MODES[args.mode], args, f"fine-tuning ({args.mode})")
-    if getattr(model, "laplace", None) and len(val_p):
-        # The error model's scale, calibrated again on this machine's validation programs.
-        before_cov, after_cov, factor = train_mod.calibrate_laplace(model, data, val_p, torch.device("cpu"), 32,
-                                                                    model.laplace)
-        fine["calibration"] = {"validation_coverage_before": before_cov, "validation_coverage_after": after_cov,
-                               "scale_factor": factor}
-    after = figures(model, data, held_p)
+    before = figures(whole(), data, held_p)
+    fines = []
+    for k, (model, member_cfg) in enumerate(loaded):
+        member_args = argparse.Namespace(**{**vars(args), "seed": args.seed + k,
+                                            "laplace_mean": member_cfg.get("args", {}).get("laplace_mean",
+                                                                                           "likelihood")})
+        fine = fit(model, data, train_p, val_p, MODES[args.mode], member_args,
+                   f"fine-tuning ({args.mode})" + (f", member {k + 1} of {len(loaded)}" if len(loaded) > 1 else ""))
+        fine["laplace_mean"] = member_args.laplace_mean
+        if getattr(model, "laplace", None) and len(val_p):
+            # The error model's scale, calibrated again on this machine's validation programs
+            # (an ensemble's, again by onnx/export.py).
+            before_cov, after_cov, factor = train_mod.calibrate_laplace(model, data, val_p, torch.device("cpu"), 32,
+                                                                        model.laplace)
+            fine["calibration"] = {"validation_coverage_before": before_cov, "validation_coverage_after": after_cov,
+                                   "scale_factor": factor}
+        fines.append(fine)
+    after = figures(whole(), data, held_p)
     result = {
-        "base": str(args.base),
+        "base": [str(b) for b in args.base],
+        "members": len(models),
         "mode": args.mode,
         "points": int(len(data)),
         "programs": {"fine_tune": int(len(train_p)), "validation": int(len(val_p)), "held_out": int(len(held_p))},
         "held_out_before": before,
         "held_out_after": after,
-        "fine_tuning": fine,
+        "fine_tuning": fines[0],
+        "fine_tuning_members": fines,
         "seconds": time.time() - t0,
     }
-    config = dict(cfg)
-    config["adapted"] = {k: result[k] for k in ("mode", "points", "programs")}
-    config["adapted"]["data"] = str(args.data)
-    torch.save({"config": config, "state": model.state_dict()}, out / "model.pt")
+    for k, ((model, member_cfg), base) in enumerate(zip(loaded, args.base)):
+        config = dict(member_cfg)
+        config["adapted"] = {key: result[key] for key in ("mode", "points", "programs")}
+        config["adapted"]["data"] = str(args.data)
+        config["adapted"]["base"] = str(base)
+        torch.save({"config": config, "state": model.state_dict()}, out / ("model.pt" if k == 0 else f"model.seed{k}.pt"))
     if not args.no_scratch:
         scratch = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"],
                             heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))

@@ -3,7 +3,9 @@
 //! through the search's own space, over generated programs at real sizes; resumable),
 //! featurizes them, has `onnx/adapt.py` fine-tune the shipped network on part of them and
 //! report ranking on held-out programs before and after, and exports the result with
-//! `onnx/export.py` (parity checked) for the pass's `model=`.
+//! `onnx/export.py` (parity checked) for the pass's `model=`. An ensemble is adapted whole:
+//! the other members are the checkpoints beside `--base` named `<stem>.seed<K>.pt`, as
+//! `onnx/report.py` ships them.
 
 use crate::datagen::{self, DatagenConfig};
 use std::path::{Path, PathBuf};
@@ -50,6 +52,30 @@ pub struct AdaptConfig {
     pub no_quiet_wait: bool,
 }
 
+/// The members of the ensemble whose first member is `base`: `base`, then the checkpoints
+/// beside it named `<stem>.seed<K>.pt`, by K.
+pub fn members(base: &Path) -> Vec<PathBuf> {
+    let mut out = vec![base.to_path_buf()];
+    let (Some(dir), Some(stem)) = (base.parent(), base.file_stem().and_then(|s| s.to_str())) else {
+        return out;
+    };
+    let prefix = format!("{stem}.seed");
+    let mut others: Vec<(u32, PathBuf)> = std::fs::read_dir(if dir.as_os_str().is_empty() { Path::new(".") } else { dir })
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_str()?.to_string();
+                    let k = name.strip_prefix(&prefix)?.strip_suffix(".pt")?.parse::<u32>().ok()?;
+                    Some((k, dir.join(name)))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    others.sort();
+    out.extend(others.into_iter().map(|(_, p)| p));
+    out
+}
+
 /// The smallest budget: 4 programs' points.
 pub const MIN_BUDGET: u64 = 4 * (SCHEDULES_PER_PROGRAM as u64 + 1);
 
@@ -89,17 +115,18 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
     crate::features::dataset::featurize_dataset(&[dataset.clone()], &features, None)
         .map_err(|e| AdaptError::Features(e.to_string()))?;
     let model_dir = cfg.work.join("model");
-    let mut adapt = vec![
-        path_arg(&cfg.root.join("onnx/adapt.py")),
-        "--base".into(),
-        path_arg(&cfg.base),
+    let bases = members(&cfg.base);
+    log::info!("adapting {} member(s): {}", bases.len(), bases.iter().map(|b| b.display().to_string()).collect::<Vec<_>>().join(", "));
+    let mut adapt = vec![path_arg(&cfg.root.join("onnx/adapt.py")), "--base".into()];
+    adapt.extend(bases.iter().map(|b| path_arg(b)));
+    adapt.extend([
         "--data".into(),
         path_arg(&features),
         "--out".into(),
         path_arg(&model_dir),
         "--mode".into(),
         cfg.mode.clone(),
-    ];
+    ]);
     if cfg.no_scratch {
         adapt.push("--no-scratch".into());
     }
@@ -107,10 +134,9 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         adapt.push("--quiet".into());
     }
     let line = python(&cfg.python, "onnx/adapt.py", &adapt)?;
-    let export = vec![
-        path_arg(&cfg.root.join("onnx/export.py")),
-        "--checkpoint".into(),
-        path_arg(&model_dir.join("model.pt")),
+    let mut export = vec![path_arg(&cfg.root.join("onnx/export.py")), "--checkpoint".into()];
+    export.extend((0..bases.len()).map(|k| path_arg(&model_dir.join(if k == 0 { "model.pt".to_string() } else { format!("model.seed{k}.pt") }))));
+    export.extend([
         "--data".into(),
         path_arg(&features),
         "--dataset".into(),
@@ -119,7 +145,7 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         path_arg(&cfg.out),
         "--reference".into(),
         path_arg(&cfg.work.join("reference.json")),
-    ];
+    ]);
     python(&cfg.python, "onnx/export.py", &export)?;
     Ok(line)
 }
@@ -141,4 +167,23 @@ fn python(python: &Path, step: &'static str, args: &[String]) -> Result<String, 
         return Err(AdaptError::Python { step, reason: format!("exit {}:\n{}", out.status, tail.join("\n")) });
     }
     Ok(stdout.lines().last().unwrap_or_default().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ensembles_members_are_found_beside_its_first() {
+        let dir = std::env::temp_dir().join(format!("autosched-members-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["model.pt", "model.seed2.pt", "model.seed1.pt", "model.seedx.pt", "other.seed1.pt", "model.seed1.pt.bak"] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let found = members(&dir.join("model.pt"));
+        let names: Vec<_> = found.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
+        assert_eq!(names, ["model.pt", "model.seed1.pt", "model.seed2.pt"]);
+        assert_eq!(members(&dir.join("other.pt")).len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -24,6 +24,10 @@ def test_adapt_smoke(tmp_path):
     feats = tmp_path / "features"
     subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "30"], check=True)
     assert train.main(["--data", str(feats), "--out", str(tmp_path / "base"), "--epochs", "2", "--quiet"]) == 0
+    # A second member beside it, as onnx/report.py ships an ensemble: adapted too.
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "seed1"), "--epochs", "1", "--seed", "1",
+                       "--quiet"]) == 0
+    (tmp_path / "base" / "model.seed1.pt").write_bytes((tmp_path / "seed1" / "model.pt").read_bytes())
     out = tmp_path / "adapted.onnx"
     r = subprocess.run([AUTOSCHED, "adapt", "--budget", "68", "--sizes", "toy", "--base", tmp_path / "base" / "model.pt",
                         "--work", tmp_path / "work", "--out", out, "--no-scratch", "--no-quiet-wait", "--quiet"],
@@ -32,6 +36,9 @@ def test_adapt_smoke(tmp_path):
     assert "held-out programs measured here" in r.stdout and "Spearman" in r.stdout, r.stdout
     result = json.loads((tmp_path / "work" / "model" / "adapt.json").read_text())
     assert result["mode"] == "tree"
+    assert result["members"] == 2 and len(result["fine_tuning_members"]) == 2
+    assert (tmp_path / "work" / "model" / "model.seed1.pt").exists()
+    assert json.loads(out.with_suffix(".json").read_text())["networks"] == 2
     assert result["programs"]["held_out"] >= 1 and result["programs"]["fine_tune"] >= 1
     for key in ("held_out_before", "held_out_after"):
         assert result[key]["points"] > 0

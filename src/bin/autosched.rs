@@ -265,7 +265,8 @@ enum Command {
         /// The adapted model (ONNX).
         #[arg(long)]
         out: PathBuf,
-        /// The shipped model's PyTorch weights.
+        /// The shipped model's PyTorch weights: an ensemble's first member; the others,
+        /// `<stem>.seed<K>.pt` beside it, are adapted with it.
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/onnx/model.pt"))]
         base: PathBuf,
         /// Where the measurements, features and checkpoints go (resumable).
