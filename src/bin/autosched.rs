@@ -151,7 +151,8 @@ enum Command {
         sizes: affine_autosched::datagen::programs::Sizes,
         /// Draw only programs of this class, from its own stream (programs named
         /// `r<seed>-<class>-p<index>`); `wide` (pipelines of 5 to 18 statements) and `linear`
-        /// (fully connected layers, GEMMs with transposed operands) are drawn only so. Without it: the mix of the size profile's classes.
+        /// (fully connected layers, GEMMs with transposed operands) are drawn only so.
+        /// Without it: the mix of the size profile's classes.
         #[arg(long, value_enum)]
         class: Option<affine_autosched::datagen::programs::ProgramClass>,
         /// Measure without first waiting for other processes to leave the CPUs (by default

@@ -276,6 +276,17 @@ impl Gen {
         v
     }
 
+    /// `c[c_subs] = c[c_subs] + a[a_subs] * b[b_subs]`: the statement of every product
+    /// (loads of a, b, then c, in that order: the committed data's programs are this text).
+    fn multiply_accumulate(&mut self, (a, a_subs): (usize, &[String]), (b, b_subs): (usize, &[String]), (c, c_subs): (usize, &[String])) {
+        let va = self.load(a, a_subs);
+        let vb = self.load(b, b_subs);
+        let vc = self.load(c, c_subs);
+        let p = self.bin(Bin::Mul, &va, &vb);
+        let s = self.bin(Bin::Add, &vc, &p);
+        self.store(&s, c, c_subs);
+    }
+
     /// Combines values with random operations (a random expression tree, left-deep).
     fn combine(&mut self, rng: &mut Rng, values: &[String]) -> String {
         let mut acc = values[0].clone();
@@ -443,12 +454,7 @@ fn gen_contraction(rng: &mut Rng, g: &mut Gen) {
         iv_of[l] = g.open_n(sizes[l]);
     }
     let sub = |x: &str, y: &str| [bivs.clone(), vec![x.to_string(), y.to_string()]].concat();
-    let va = g.load(a, &sub(&iv_of[0], &iv_of[2]));
-    let vb = g.load(b, &sub(&iv_of[2], &iv_of[1]));
-    let vc = g.load(c, &sub(&iv_of[0], &iv_of[1]));
-    let p = g.bin(Bin::Mul, &va, &vb);
-    let s = g.bin(Bin::Add, &vc, &p);
-    g.store(&s, c, &sub(&iv_of[0], &iv_of[1]));
+    g.multiply_accumulate((a, &sub(&iv_of[0], &iv_of[2])), (b, &sub(&iv_of[2], &iv_of[1])), (c, &sub(&iv_of[0], &iv_of[1])));
     for _ in 0..(3 + bivs.len()) {
         g.close();
     }
@@ -797,12 +803,8 @@ fn gen_matmul_chain(rng: &mut Rng, g: &mut Gen) {
             g.store(&zero, out, &[i.clone(), j.clone()]);
         }
         let k = g.open_n(n3);
-        let va = g.load(lhs, &[i.clone(), k.clone()]);
-        let vb = g.load(rhs, &if transposed { [j.clone(), k.clone()] } else { [k.clone(), j.clone()] });
-        let vo = g.load(out, &[i.clone(), j.clone()]);
-        let p = g.bin(Bin::Mul, &va, &vb);
-        let s = g.bin(Bin::Add, &vo, &p);
-        g.store(&s, out, &[i, j]);
+        let rhs_subs = if transposed { [j.clone(), k.clone()] } else { [k.clone(), j.clone()] };
+        g.multiply_accumulate((lhs, &[i.clone(), k]), (rhs, &rhs_subs), (out, &[i, j]));
         for _ in 0..3 {
             g.close();
         }
@@ -886,12 +888,9 @@ fn gen_linear(rng: &mut Rng, g: &mut Gen) {
         }
     }
     let (i, j, k) = (iv[0].clone(), iv[1].clone(), iv[2].clone());
-    let va = g.load(a, &if a_t { [k.clone(), i.clone()] } else { [i.clone(), k.clone()] });
-    let vw = g.load(w, &if b_t { [j.clone(), k.clone()] } else { [k, j.clone()] });
-    let vc = g.load(c, &[i.clone(), j.clone()]);
-    let p = g.bin(Bin::Mul, &va, &vw);
-    let s = g.bin(Bin::Add, &vc, &p);
-    g.store(&s, c, &[i, j]);
+    let a_subs = if a_t { [k.clone(), i.clone()] } else { [i.clone(), k.clone()] };
+    let w_subs = if b_t { [j.clone(), k] } else { [k, j.clone()] };
+    g.multiply_accumulate((a, &a_subs), (w, &w_subs), (c, &[i, j]));
     for _ in 0..3 {
         g.close();
     }
@@ -1065,12 +1064,8 @@ fn gen_wide(rng: &mut Rng, g: &mut Gen) {
                     g.store(&zero, out, &[i.clone(), j.clone()]);
                 }
                 let kk = g.open_n(cols);
-                let va = g.load(cur, &[i.clone(), kk.clone()]);
-                let vb = g.load(w, &if transposed { [j.clone(), kk] } else { [kk, j.clone()] });
-                let vo = g.load(out, &[i.clone(), j.clone()]);
-                let p = g.bin(Bin::Mul, &va, &vb);
-                let sum = g.bin(Bin::Add, &vo, &p);
-                g.store(&sum, out, &[i, j]);
+                let w_subs = if transposed { [j.clone(), kk.clone()] } else { [kk.clone(), j.clone()] };
+                g.multiply_accumulate((cur, &[i.clone(), kk]), (w, &w_subs), (out, &[i, j]));
                 for _ in 0..3 {
                     g.close();
                 }
