@@ -611,9 +611,11 @@ def main(argv=None):
     name = chosen["name"]
     # The strides of layout 5 (per loop: how many accesses stay, move one element, less than
     # a line, a line or more; the largest move), asked without the working-set fields (which
-    # the shipped network dropped since 2026-11-26), both sides trained on this data.
-    with_strides = trainer("strides", *flags, *ws, *qf, epochs=ship_epochs)
-    without_strides = trainer("no-strides", *flags, *dropping(WORKING_SET, STRIDES), *qf, epochs=ship_epochs)
+    # the shipped network dropped since 2026-11-26), both sides on one data (under
+    # --questions archived, the archived pair when this data has none).
+    without_strides, with_strides = trainer.pair(
+        ("no-strides", [*flags, *dropping(WORKING_SET, STRIDES), *qf]), ("strides", [*flags, *ws, *qf]),
+        epochs=ship_epochs, stale=stale)
     strides_better = score(with_strides) > score(without_strides)
     questions.append((f"stride features per loop (layout 5; without the working-set fields, both at "
                       f"{ship_epochs} epochs)", without_strides, with_strides, strides_better))
