@@ -3,10 +3,10 @@
 //! `WALK_PROBABILITY` and skips the rest, so that short schedules are common in the data, as
 //! they are among the beam's states; a [`Walk::Long`] takes nearly every stage, so that the
 //! data also holds schedules as long as the ones the search ends with), the walk takes one
-//! of the steps the search would
-//! propose there ([`candidates`]), or one of the search's combinations of that stage's
-//! legal steps ([`combinations`]), chosen among those the transformation layer accepts after
-//! the walk so far. So every schedule the beam search can make has a nonzero probability of
+//! of the steps the search would propose there ([`candidates`]), or one of the search's
+//! combinations of that stage's legal steps ([`combinations`]), chosen among those the
+//! transformation layer accepts after the walk so far, decided as the search decides it
+//! ([`StateCheck`]). So every schedule the beam search can make has a nonzero probability of
 //! being measured, and no schedule is measured that the search could not make: the stage
 //! list, the tile sizes, unroll factors and vector widths are the search's, defined once in
 //! each kind's file (`schedule::kinds`).
@@ -15,7 +15,9 @@ use super::rng::Rng;
 use crate::ir::{mlir::Op, Program};
 use crate::schedule::{Schedule, Transform};
 use crate::search::candidates::{candidates, combinations, STAGES};
+use crate::search::StateCheck;
 use crate::transform::Prefix;
+use std::collections::HashMap;
 
 /// Candidates tried per stage before the walk gives the stage up: legality checks cost a
 /// clone of the function each, and a stage with hundreds of candidates (interchange of a
@@ -63,6 +65,12 @@ impl Walk {
 /// the transformation layer after the steps before it, so the schedule applies as a whole.
 pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: Walk) -> Schedule {
     let mut schedule = Schedule::default();
+    // The walk's states without their unrolls (see [`StateCheck`]).
+    let mut bases = HashMap::new();
+    // The walk so far applied to a clone of `func`, extended by each stage's choice with the
+    // analyses its check ran skipped (as the search extends its beam): replaying the walk at
+    // every stage re-ran each parallelization's dependence analysis on unrolled bodies.
+    let mut current: Option<Prefix> = None;
     for &stage in STAGES {
         if schedule.steps.len() >= max_depth || !rng.chance(kind.stage_probability(stage)) {
             continue;
@@ -71,37 +79,70 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
         if steps.is_empty() {
             continue;
         }
-        let Ok(prefix) = Prefix::new(func, &schedule) else { break };
-        // A combination is made of the stage's legal steps: then every candidate is tried,
-        // as the search does, and in its order (a kind may combine only its first legal
-        // steps, as tile's second level does).
-        let combine = stage.has_combinations() && rng.chance(kind.combination_probability());
-        if !combine {
-            rng.shuffle(&mut steps);
-        }
-        let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
-        let mut legal: Vec<Transform> = Vec::new();
-        for step in steps.into_iter().take(tries) {
-            if prefix.check(std::slice::from_ref(&step)).is_ok() {
-                legal.push(step);
+        let prefix = match current.take() {
+            Some(p) => p,
+            None => match Prefix::new(func, &schedule) {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let chosen = {
+            let state = StateCheck::new(func, program, &prefix, &schedule);
+            choose(&state, &mut bases, program, &schedule, stage, &mut steps, rng, max_depth, kind)
+        };
+        match chosen {
+            Some(chosen) => {
+                schedule.steps.extend(chosen.iter().cloned());
+                // On a failure the next stage builds it again (and stops the walk there).
+                current = prefix.extend_checked(&chosen).ok();
             }
+            None => current = Some(prefix),
         }
-        if legal.is_empty() {
-            continue;
-        }
-        let room = max_depth - schedule.steps.len();
-        let mut combos: Vec<Vec<Transform>> =
-            combinations(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
-        if combine && !combos.is_empty() {
-            rng.shuffle(&mut combos);
-            if let Some(combo) = combos.into_iter().find(|c| prefix.check(c).is_ok()) {
-                schedule.steps.extend(combo);
-                continue;
-            }
-        }
-        schedule.steps.push(rng.pick(&legal).clone());
     }
     schedule
+}
+
+/// The step (or combination) a walk takes at `stage` after `schedule`, among the stage's
+/// candidates `steps`; None if none is legal.
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    state: &StateCheck,
+    bases: &mut HashMap<String, Option<Prefix>>,
+    program: &Program,
+    schedule: &Schedule,
+    stage: crate::schedule::Stage,
+    steps: &mut Vec<Transform>,
+    rng: &mut Rng,
+    max_depth: usize,
+    kind: Walk,
+) -> Option<Vec<Transform>> {
+    // A combination is made of the stage's legal steps: then every candidate is tried, as
+    // the search does, and in its order (a kind may combine only its first legal steps, as
+    // tile's second level does).
+    let combine = stage.has_combinations() && rng.chance(kind.combination_probability());
+    if !combine {
+        rng.shuffle(steps);
+    }
+    let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
+    let mut legal: Vec<Transform> = Vec::new();
+    for step in steps.drain(..).take(tries) {
+        if state.check(std::slice::from_ref(&step), bases).is_ok() {
+            legal.push(step);
+        }
+    }
+    if legal.is_empty() {
+        return None;
+    }
+    let room = max_depth - schedule.steps.len();
+    let mut combos: Vec<Vec<Transform>> =
+        combinations(program, schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
+    if combine && !combos.is_empty() {
+        rng.shuffle(&mut combos);
+        if let Some(combo) = combos.into_iter().find(|c| state.check(c, bases).is_ok()) {
+            return Some(combo);
+        }
+    }
+    Some(vec![rng.pick(&legal).clone()])
 }
 
 /// A walk like [`walk`] without the legality checks, for unlabeled data (pre-training the

@@ -125,25 +125,10 @@ pub fn search(
                 }
             }
             let prefix = &prefixes[&key];
-            let base = unroll_base(program, &state.schedule);
-            // The verdict of `steps` after the state: from its base where that is sound (the
-            // base's clone is built only for a step it decides).
-            let mut check_steps = |steps: &[Transform]| {
-                if let Some((b, tree, unrolled)) = &base {
-                    if steps.iter().all(|t| decided_at_base(program, tree, t, unrolled)) {
-                        let at_base = bases
-                            .entry(b.to_string())
-                            .or_insert_with(|| transform::Prefix::new(func, b).map_err(|e| log::debug!("{b}: {e}")).ok());
-                        if let Some(r) = at_base.as_ref().and_then(|p| prefix.check_from_base(p, steps)) {
-                            return r;
-                        }
-                    }
-                }
-                prefix.check(steps)
-            };
+            let state_check = StateCheck::new(func, program, prefix, &state.schedule);
             let mut check = |steps: &[Transform]| {
                 let started = Instant::now();
-                let verdict = check_steps(steps);
+                let verdict = state_check.check(steps, &mut bases);
                 let took = started.elapsed().as_secs_f64();
                 if took > 0.1 {
                     let text: Vec<String> = steps.iter().map(|t| t.to_string()).collect();
@@ -244,6 +229,46 @@ fn next_prefixes(
         }
     }
     out
+}
+
+/// The legality of steps after one state, as the search decides it: a step whose
+/// dependences its state's [`unroll_base`] decides is checked there (the base's clone is
+/// built only for such a step, and kept in `bases`, shared by the states with that base),
+/// any other on the state itself. The data generator's walks decide it the same way, so
+/// the data holds exactly the schedules the search can make (and a walk through a 16x8
+/// unroll-and-jam does not analyse the copied body's pairs of accesses: minutes per program).
+pub struct StateCheck<'a> {
+    func: Op,
+    program: &'a Program,
+    prefix: &'a transform::Prefix,
+    base: Option<(Schedule, crate::schedule::tree::Scheduled, Vec<crate::schedule::LoopName>)>,
+}
+
+impl<'a> StateCheck<'a> {
+    /// `prefix` is `schedule` applied to `func` (whose representation is `program`).
+    pub fn new(func: Op, program: &'a Program, prefix: &'a transform::Prefix, schedule: &Schedule) -> StateCheck<'a> {
+        StateCheck { func, program, prefix, base: unroll_base(program, schedule) }
+    }
+
+    /// Whether the state followed by `steps` applies.
+    pub fn check(
+        &self,
+        steps: &[Transform],
+        bases: &mut HashMap<String, Option<transform::Prefix>>,
+    ) -> Result<(), transform::TransformError> {
+        if let Some((b, tree, unrolled)) = &self.base {
+            if steps.iter().all(|t| decided_at_base(self.program, tree, t, unrolled)) {
+                let func = self.func;
+                let at_base = bases
+                    .entry(b.to_string())
+                    .or_insert_with(|| transform::Prefix::new(func, b).map_err(|e| log::debug!("{b}: {e}")).ok());
+                if let Some(r) = at_base.as_ref().and_then(|p| self.prefix.check_from_base(p, steps)) {
+                    return r;
+                }
+            }
+        }
+        self.prefix.check(steps)
+    }
 }
 
 /// A state ending in unrolls, without them: its schedule, loop tree and the unrolled loops.
