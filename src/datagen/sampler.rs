@@ -86,9 +86,36 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
                 Err(_) => break,
             },
         };
-        let chosen = {
+        // The step (or combination) taken here; None if no candidate is legal.
+        let chosen = 'stage: {
             let state = StateCheck::new(func, program, &prefix, &schedule);
-            choose(&state, &mut bases, program, &schedule, stage, &mut steps, rng, max_depth, kind)
+            // A combination is made of the stage's legal steps: then every candidate is
+            // tried, as the search does, and in its order (a kind may combine only its first
+            // legal steps, as tile's second level does).
+            let combine = stage.has_combinations() && rng.chance(kind.combination_probability());
+            if !combine {
+                rng.shuffle(&mut steps);
+            }
+            let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
+            let mut legal: Vec<Transform> = Vec::new();
+            for step in steps.into_iter().take(tries) {
+                if state.check(std::slice::from_ref(&step), &mut bases).is_ok() {
+                    legal.push(step);
+                }
+            }
+            if legal.is_empty() {
+                break 'stage None;
+            }
+            let room = max_depth - schedule.steps.len();
+            let mut combos: Vec<Vec<Transform>> =
+                combinations(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
+            if combine && !combos.is_empty() {
+                rng.shuffle(&mut combos);
+                if let Some(combo) = combos.into_iter().find(|c| state.check(c, &mut bases).is_ok()) {
+                    break 'stage Some(combo);
+                }
+            }
+            Some(vec![rng.pick(&legal).clone()])
         };
         match chosen {
             Some(chosen) => {
@@ -100,49 +127,6 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
         }
     }
     schedule
-}
-
-/// The step (or combination) a walk takes at `stage` after `schedule`, among the stage's
-/// candidates `steps`; None if none is legal.
-#[allow(clippy::too_many_arguments)]
-fn choose(
-    state: &StateCheck,
-    bases: &mut HashMap<String, Option<Prefix>>,
-    program: &Program,
-    schedule: &Schedule,
-    stage: crate::schedule::Stage,
-    steps: &mut Vec<Transform>,
-    rng: &mut Rng,
-    max_depth: usize,
-    kind: Walk,
-) -> Option<Vec<Transform>> {
-    // A combination is made of the stage's legal steps: then every candidate is tried, as
-    // the search does, and in its order (a kind may combine only its first legal steps, as
-    // tile's second level does).
-    let combine = stage.has_combinations() && rng.chance(kind.combination_probability());
-    if !combine {
-        rng.shuffle(steps);
-    }
-    let tries = if combine { steps.len() } else { TRIES_PER_STAGE };
-    let mut legal: Vec<Transform> = Vec::new();
-    for step in steps.drain(..).take(tries) {
-        if state.check(std::slice::from_ref(&step), bases).is_ok() {
-            legal.push(step);
-        }
-    }
-    if legal.is_empty() {
-        return None;
-    }
-    let room = max_depth - schedule.steps.len();
-    let mut combos: Vec<Vec<Transform>> =
-        combinations(program, schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
-    if combine && !combos.is_empty() {
-        rng.shuffle(&mut combos);
-        if let Some(combo) = combos.into_iter().find(|c| state.check(c, bases).is_ok()) {
-            return Some(combo);
-        }
-    }
-    Some(vec![rng.pick(&legal).clone()])
 }
 
 /// A walk like [`walk`] without the legality checks, for unlabeled data (pre-training the
