@@ -283,6 +283,25 @@ fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
     assert_eq!((m.timings[0].times.len(), m.timings[1].times.len()), (2, 2));
     let m = measure::measure("f", &sig, &vs, &adaptive(1000.0)).unwrap();
     assert_eq!((m.timings[0].times.len(), m.timings[1].times.len()), (6, 6));
+    // A variant thousands of times slower is not run to its end: its check run is stopped
+    // (at STOP_FACTOR times the cutoff's time, here the STOP_MIN floor), and the others are
+    // measured in a driver run without it.
+    let hopeless_path = dir.join("hopeless.mlir");
+    std::fs::write(&hopeless_path, body(200_000)).unwrap();
+    let (mut hopeless, _) = measure::variant_from_file(&hopeless_path, "f", "hopeless", None).unwrap();
+    hopeless.label = "hopeless".into();
+    let vs = [vs[0].clone(), hopeless, vs[1].clone()];
+    let started = std::time::Instant::now();
+    let m = measure::measure("f", &sig, &vs, &cfg).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
+    let stop = m.timings[1].times[0];
+    assert_eq!(m.timings[1].times.len(), 1);
+    assert!(m.timings[1].cut_off, "a stopped variant is censored");
+    assert!(stop >= measure::driver::STOP_MIN && stop < 1.0, "stopped at {stop} s");
+    assert!(!m.verdicts[0].compared && m.verdicts[0].detail.contains("stopped"), "{:?}", m.verdicts[0]);
+    assert_eq!(m.timings[0].times.len(), 4, "the reference is measured as before");
+    assert_eq!(m.timings[2].label, "slow");
+    assert!(m.timings[2].cut_off && m.verdicts[1].compared && m.verdicts[1].equivalent, "{:?}", m.verdicts[1]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

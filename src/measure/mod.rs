@@ -222,6 +222,10 @@ pub struct Verdict {
     pub label: String,
     pub equivalent: bool,
     pub detail: String,
+    /// False for a variant whose check run was stopped (see [`driver::STOP_FACTOR`]): its
+    /// outputs were never compared, and `equivalent` only means no difference was seen. It
+    /// is known to be slower than the cutoff, which is all a search or a censored label uses.
+    pub compared: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -354,21 +358,44 @@ pub fn measure_entries(
         None => driver::build(sig, &dir.path)?,
     };
     let compile_seconds = started.elapsed().as_secs_f64();
-    let mut args = Vec::new();
-    for e in entries {
-        args.push(libs[e.library].clone().into_os_string());
-        args.push(format!("_mlir_ciface_{}", e.function).into());
-    }
+    // The entries the driver runs (the reference first); one whose check run was stopped
+    // leaves it, with the time it was stopped at, and the driver starts again without it.
+    let mut active: Vec<usize> = (0..entries.len()).collect();
+    let mut stopped: Vec<Option<f64>> = vec![None; entries.len()];
+    let args_of = |active: &[usize]| {
+        let mut args = Vec::new();
+        for &i in active {
+            args.push(libs[entries[i].library].clone().into_os_string());
+            args.push(format!("_mlir_ciface_{}", entries[i].function).into());
+        }
+        args
+    };
     let started = Instant::now();
-    let fresh = || -> Vec<Timing> { entries.iter().map(|v| Timing { label: v.label.clone(), times: Vec::new(), cut_off: false }).collect() };
+    let fresh = |active: &[usize]| -> Vec<Timing> {
+        active.iter().map(|&i| Timing { label: entries[i].label.clone(), times: Vec::new(), cut_off: false }).collect()
+    };
     let worst_spread = |ts: &[Timing]| ts.iter().map(Timing::relative_mad).fold(0.0, f64::max);
     let mut timings: Vec<Timing> = Vec::new();
     let mut rounds = 0;
     let mut differs = vec![false; entries.len()];
     loop {
-        let stdout = run_with_timeout(&exe, &dir.path, &args, cfg)?;
-        let mut round = fresh();
-        let reps = parse_times(&stdout, &mut round, &mut differs)?;
+        let stdout = match run_with_timeout(&exe, &dir.path, &args_of(&active), cfg)? {
+            DriverRun::Done(stdout) => stdout,
+            DriverRun::Stopped { variant, seconds } => {
+                let i = active.remove(variant);
+                log::info!("{}: stopped after {seconds:.3} s of its check run", entries[i].label);
+                stopped[i] = Some(seconds);
+                // Every ratio stays one taken within a single run of the driver.
+                (timings, rounds) = (Vec::new(), 0);
+                continue;
+            }
+        };
+        let mut round = fresh(&active);
+        let mut round_differs = vec![false; active.len()];
+        let reps = parse_times(&stdout, &mut round, &mut round_differs)?;
+        for (k, &i) in active.iter().enumerate() {
+            differs[i] = round_differs[k];
+        }
         rounds += 1;
         // A variant cut off after its check run has that one time (the reference never is).
         let complete = |v: usize, t: &Timing| t.times.len() == reps || (v > 0 && t.cut_off && t.times.len() == 1);
@@ -387,12 +414,30 @@ pub fn measure_entries(
         log::debug!("noisy round: measuring again");
     }
     let run_seconds = started.elapsed().as_secs_f64();
+    // Back in the entries' order: a stopped entry's one time is when it was stopped (its
+    // true time is longer: a censored time, like a cut-off one).
+    let mut kept = timings.into_iter();
+    let timings: Vec<Timing> = (0..entries.len())
+        .map(|i| match stopped[i] {
+            Some(s) => Timing { label: entries[i].label.clone(), times: vec![s], cut_off: true },
+            None => kept.next().expect("one timing per active entry"),
+        })
+        .collect();
     let mut verdicts = Vec::new();
     for (v, entry) in entries.iter().enumerate().skip(1) {
-        verdicts.push(if differs[v] {
-            compare_outputs(&dir.path, sig, v, &entry.label, cfg.comparison)?
+        verdicts.push(if let Some(s) = stopped[v] {
+            Verdict {
+                label: entry.label.clone(),
+                equivalent: true,
+                detail: format!("not compared: its check run was stopped after {s:.3} s, far over the cutoff"),
+                compared: false,
+            }
+        } else if differs[v] {
+            // The driver wrote its buffers under its index among the entries it ran.
+            let at = active.iter().position(|&i| i == v).expect("an entry not stopped is active");
+            compare_outputs(&dir.path, sig, at, &entry.label, cfg.comparison)?
         } else {
-            Verdict { label: entry.label.clone(), equivalent: true, detail: identical(cfg.comparison) }
+            Verdict { label: entry.label.clone(), equivalent: true, detail: identical(cfg.comparison), compared: true }
         });
     }
     Ok(Measurement { timings, verdicts, threads: cfg.threads, compile_seconds, run_seconds, rounds })
@@ -499,12 +544,20 @@ fn kill_tree(pid: u32) {
     unsafe { libc::kill(pid as i32, libc::SIGKILL) };
 }
 
+/// How a run of the driver ended.
+enum DriverRun {
+    Done(String),
+    /// It stopped the check run of its `variant`-th entry after `seconds` (see
+    /// [`driver::STOP_FACTOR`]).
+    Stopped { variant: usize, seconds: f64 },
+}
+
 fn run_with_timeout(
     exe: &Path,
     dir: &Path,
     libs_and_symbols: &[std::ffi::OsString],
     cfg: &MeasureConfig,
-) -> Result<String, MeasureError> {
+) -> Result<DriverRun, MeasureError> {
     let mut cmd = Command::new(exe);
     cmd.arg(dir)
         .arg(cfg.warmup.to_string())
@@ -517,10 +570,22 @@ fn run_with_timeout(
         .env("OMP_NUM_THREADS", cfg.threads.to_string())
         .envs(OMP_BINDING.iter().copied());
     let (status, stdout, stderr) = output_with_timeout(cmd, cfg.timeout)?;
+    if status.code() == Some(driver::STOPPED_STATUS) {
+        let last = stdout.lines().last().unwrap_or_default();
+        let mut parts = last.split_whitespace();
+        if let (Some("K"), Some(Ok(variant)), Some(Ok(seconds)), None) =
+            (parts.next(), parts.next().map(str::parse), parts.next().map(str::parse), parts.next())
+        {
+            if variant > 0 {
+                return Ok(DriverRun::Stopped { variant, seconds });
+            }
+        }
+        return Err(MeasureError::Output(format!("the driver stopped without saying which run: {last:?}")));
+    }
     if !status.success() {
         return Err(MeasureError::Crashed { status: status.to_string(), stderr: stderr.trim().to_string() });
     }
-    Ok(stdout)
+    Ok(DriverRun::Done(stdout))
 }
 
 fn decode(bytes: &[u8], t: ElemType, i: usize) -> f64 {
@@ -617,6 +682,7 @@ fn compare_outputs(
                             "MISMATCH in argument {k} at {}: reference {x:e}, {label} {y:e} (relative error {rel:.2e})",
                             unravel(i, shape)
                         ),
+                        compared: true,
                     })
                 }
             }
@@ -629,7 +695,7 @@ fn compare_outputs(
         }
         _ => identical(comparison),
     };
-    Ok(Verdict { label: label.into(), equivalent: true, detail })
+    Ok(Verdict { label: label.into(), equivalent: true, detail, compared: true })
 }
 
 /// Prepares one variant of `function` from the module in `path`: parses it afresh, applies
