@@ -244,7 +244,9 @@ def main(argv=None) -> int:
         + (f"; {sum(s > llc for s in sets) / len(sets):.0%} of the programs exceed the last-level cache "
            f"({llc / 2**20:.0f} MiB) and {sum(s > 4 * llc for s in sets) / len(sets):.0%} four times it." if llc else "."),
         f"Caches of the machine (of one core; the host most points ran on): {cache_text or 'not recorded'}.",
-        f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound): {censored}. "
+        f"Censored points (a variant over 4x slower than its identity, timed once; its speedup is a bound; "
+        "since 2026-11-27 a check run that reaches 16x the identity's time, 0.2 s at least, is stopped there, "
+        f"and that variant is censored at the time it was stopped, its outputs not compared): {censored}. "
         f"Time spent waiting for a quiet machine before measuring: {waited:.0f} s (before each batch the "
         "generator samples the CPU use of the machine for 0.1 s (0.3 s in its first hour) and waits while others use over 15% of it)."
         + (f" The generator also checks the CPU use of other processes while each batch runs ({checked} programs "

@@ -302,6 +302,14 @@ fn a_variant_far_slower_than_the_reference_is_timed_once_with_a_cutoff() {
     assert_eq!(m.timings[0].times.len(), 4, "the reference is measured as before");
     assert_eq!(m.timings[2].label, "slow");
     assert!(m.timings[2].cut_off && m.verdicts[1].compared && m.verdicts[1].equivalent, "{:?}", m.verdicts[1]);
+    // A reference over `reference_limit` in its first run fails the measurement at once.
+    let started = std::time::Instant::now();
+    let limited = MeasureConfig { reference_limit: Some(Duration::from_millis(300)), ..cfg.clone() };
+    match measure::measure("f", &sig, &[vs[1].clone(), vs[0].clone()], &limited) {
+        Err(MeasureError::ReferenceTooSlow(s)) => assert!((0.3..1.0).contains(&s), "{s}"),
+        other => panic!("expected the reference to be stopped, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

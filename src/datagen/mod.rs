@@ -775,6 +775,9 @@ pub fn default_measure_config() -> MeasureConfig {
         cutoff: Some(CUTOFF),
         timeout: Duration::from_secs(300),
         compile_timeout: Duration::from_secs(15),
+        // Five times the distribution's 99th percentile: a linear layer drawn with its
+        // weights walked by columns took the whole 300 s timeout (r2-linear-p302).
+        reference_limit: Some(Duration::from_secs(10)),
         remeasure_above: None,
         ..Default::default()
     }

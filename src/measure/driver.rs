@@ -111,7 +111,8 @@ pub const RETRY_BELOW: f64 = 0.02;
 /// one run in the data generator, where its label only needs to say "slower than the cutoff".
 pub const STOP_FACTOR: f64 = 4.0;
 pub const STOP_MIN: f64 = 0.2;
-/// The driver's exit status when it stopped a check run (its last line: `K <variant> <seconds>`).
+/// The driver's exit status when it stopped a check run (its last line: `K <variant> <seconds>`);
+/// the reference's (variant 0) is stopped at `MeasureConfig::reference_limit`.
 pub const STOPPED_STATUS: i32 = 7;
 
 /// Generates the driver's C source for functions with signature `sig`.
@@ -143,18 +144,18 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
     );
     c.push_str(
         "int main(int argc, char **argv) {\n\
-         \x20 if (argc < 10 || (argc - 8) % 2) {\n\
-         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED CUTOFF BUDGET MIN_REPS (LIB SYMBOL)...\\n\"); return 2; }\n\
+         \x20 if (argc < 11 || (argc - 9) % 2) {\n\
+         \x20   fprintf(stderr, \"usage: driver OUT_DIR WARMUP REPS SEED CUTOFF BUDGET MIN_REPS REF_LIMIT (LIB SYMBOL)...\\n\"); return 2; }\n\
          \x20 const char *out = argv[1]; int warmup = atoi(argv[2]), reps = atoi(argv[3]);\n\
-         \x20 state = strtoull(argv[4], 0, 10) | 1; double cutoff = atof(argv[5]); int nv = (argc - 8) / 2;\n\
-         \x20 double budget = atof(argv[6]); int minreps = atoi(argv[7]);\n\
+         \x20 state = strtoull(argv[4], 0, 10) | 1; double cutoff = atof(argv[5]); int nv = (argc - 9) / 2;\n\
+         \x20 double budget = atof(argv[6]); int minreps = atoi(argv[7]); double ref_limit = atof(argv[8]);\n\
          \x20 kernel_t *fn = calloc(nv, sizeof(kernel_t)); signal(SIGALRM, stop);\n\
          \x20 double *tc = calloc(nv, sizeof(double)); int *skip = calloc(nv, sizeof(int));\n\
          \x20 for (int v = 0; v < nv; ++v) {\n\
-         \x20   void *h = dlopen(argv[8 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
+         \x20   void *h = dlopen(argv[9 + 2 * v], RTLD_NOW | RTLD_LOCAL);\n\
          \x20   if (!h) { fprintf(stderr, \"dlopen: %s\\n\", dlerror()); return 3; }\n",
     );
-    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[9 + 2 * v]);\n");
+    c.push_str("    fn[v] = (kernel_t)dlsym(h, argv[10 + 2 * v]);\n");
     c.push_str("    if (!fn[v]) { fprintf(stderr, \"dlsym: %s\\n\", dlerror()); return 3; }\n  }\n");
     // Buffers: seeded initial contents and the working copies the kernels run on.
     let mut call_args = Vec::new();
@@ -236,8 +237,8 @@ pub fn source(sig: &Signature) -> Result<String, MeasureError> {
         c,
         "{declare}  int ref_dumped = 0;\n\
          \x20 for (int v = 0; v < nv; ++v) {{\n    {restore}\n\
-         \x20   int timed = cutoff > 0 && v > 0; double limit = STOP_FACTOR * cutoff * tc[0];\n\
-         \x20   if (limit < STOP_MIN) limit = STOP_MIN;\n\
+         \x20   double limit = v == 0 ? ref_limit : STOP_FACTOR * cutoff * tc[0];\n\
+         \x20   int timed = v == 0 ? ref_limit > 0 : cutoff > 0; if (v > 0 && limit < STOP_MIN) limit = STOP_MIN;\n\
          \x20   if (timed) {{ stop_len = snprintf(stop_msg, sizeof stop_msg, \"K %d %.9f\\n\", v, limit); fflush(stdout);\n\
          \x20     struct itimerval it = {{ {{0, 0}}, {{ (time_t)limit, (suseconds_t)((limit - (time_t)limit) * 1e6) }} }}; setitimer(ITIMER_REAL, &it, 0); }}\n\
          \x20   double c0 = now(); {call}; tc[v] = now() - c0;\n\

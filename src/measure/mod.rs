@@ -29,6 +29,8 @@ pub enum MeasureError {
     Io(String),
     #[error("timed out after {0:?} and was killed")]
     Timeout(Duration),
+    #[error("the reference ran over {0:.1} s in its first run and was stopped")]
+    ReferenceTooSlow(f64),
     #[error("the compiled program crashed ({status}); stderr: {stderr}")]
     Crashed { status: String, stderr: String },
     #[error("unexpected driver output: {0}")]
@@ -146,6 +148,11 @@ pub struct MeasureConfig {
     /// run from microseconds to seconds.
     pub rep_budget: Option<Duration>,
     pub min_reps: usize,
+    /// The reference's check run is stopped after this long, and the measurement fails
+    /// ([`MeasureError::ReferenceTooSlow`]) without running the others: for the data
+    /// generator, whose size distribution targets identities under 2 s and which otherwise
+    /// spent the whole `timeout` on a program far outside it.
+    pub reference_limit: Option<Duration>,
 }
 
 impl Default for MeasureConfig {
@@ -163,6 +170,7 @@ impl Default for MeasureConfig {
             cutoff: None,
             rep_budget: None,
             min_reps: 1,
+            reference_limit: None,
         }
     }
 }
@@ -389,6 +397,7 @@ pub fn measure_entries(
                 (timings, rounds) = (Vec::new(), 0);
                 continue;
             }
+            DriverRun::ReferenceStopped(seconds) => return Err(MeasureError::ReferenceTooSlow(seconds)),
         };
         let mut round = fresh(&active);
         let mut round_differs = vec![false; active.len()];
@@ -550,6 +559,8 @@ enum DriverRun {
     /// It stopped the check run of its `variant`-th entry after `seconds` (see
     /// [`driver::STOP_FACTOR`]).
     Stopped { variant: usize, seconds: f64 },
+    /// It stopped the reference's check run after this many seconds.
+    ReferenceStopped(f64),
 }
 
 fn run_with_timeout(
@@ -566,6 +577,7 @@ fn run_with_timeout(
         .arg(cfg.cutoff.unwrap_or(0.0).to_string())
         .arg(cfg.rep_budget.map_or(0.0, |d| d.as_secs_f64()).to_string())
         .arg(cfg.min_reps.max(1).to_string())
+        .arg(cfg.reference_limit.map_or(0.0, |d| d.as_secs_f64()).to_string())
         .args(libs_and_symbols)
         .env("OMP_NUM_THREADS", cfg.threads.to_string())
         .envs(OMP_BINDING.iter().copied());
@@ -576,9 +588,11 @@ fn run_with_timeout(
         if let (Some("K"), Some(Ok(variant)), Some(Ok(seconds)), None) =
             (parts.next(), parts.next().map(str::parse), parts.next().map(str::parse), parts.next())
         {
-            if variant > 0 {
-                return Ok(DriverRun::Stopped { variant, seconds });
-            }
+            return Ok(if variant == 0 {
+                DriverRun::ReferenceStopped(seconds)
+            } else {
+                DriverRun::Stopped { variant, seconds }
+            });
         }
         return Err(MeasureError::Output(format!("the driver stopped without saying which run: {last:?}")));
     }
