@@ -389,6 +389,7 @@ pub fn measure_entries(
     loop {
         let stdout = match run_with_timeout(&exe, &dir.path, &args_of(&active), cfg)? {
             DriverRun::Done(stdout) => stdout,
+            DriverRun::Stopped { variant: 0, seconds } => return Err(MeasureError::ReferenceTooSlow(seconds)),
             DriverRun::Stopped { variant, seconds } => {
                 let i = active.remove(variant);
                 log::info!("{}: stopped after {seconds:.3} s of its check run", entries[i].label);
@@ -397,7 +398,6 @@ pub fn measure_entries(
                 (timings, rounds) = (Vec::new(), 0);
                 continue;
             }
-            DriverRun::ReferenceStopped(seconds) => return Err(MeasureError::ReferenceTooSlow(seconds)),
         };
         let mut round = fresh(&active);
         let mut round_differs = vec![false; active.len()];
@@ -557,10 +557,8 @@ fn kill_tree(pid: u32) {
 enum DriverRun {
     Done(String),
     /// It stopped the check run of its `variant`-th entry after `seconds` (see
-    /// [`driver::STOP_FACTOR`]).
+    /// [`driver::STOP_FACTOR`]; the reference, 0, at `MeasureConfig::reference_limit`).
     Stopped { variant: usize, seconds: f64 },
-    /// It stopped the reference's check run after this many seconds.
-    ReferenceStopped(f64),
 }
 
 fn run_with_timeout(
@@ -588,11 +586,7 @@ fn run_with_timeout(
         if let (Some("K"), Some(Ok(variant)), Some(Ok(seconds)), None) =
             (parts.next(), parts.next().map(str::parse), parts.next().map(str::parse), parts.next())
         {
-            return Ok(if variant == 0 {
-                DriverRun::ReferenceStopped(seconds)
-            } else {
-                DriverRun::Stopped { variant, seconds }
-            });
+            return Ok(DriverRun::Stopped { variant, seconds });
         }
         return Err(MeasureError::Output(format!("the driver stopped without saying which run: {last:?}")));
     }
