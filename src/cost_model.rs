@@ -49,8 +49,11 @@ pub struct CostModel {
     /// computation vector when it is an earlier one.
     version: u32,
     columns: Option<Vec<usize>>,
-    /// The first 16 hex digits of the SHA-256 of the file (the tuning records' provenance).
-    file_hash: String,
+    /// The file's bytes as loaded, and the first 16 hex digits of their SHA-256 (the tuning
+    /// records' provenance), computed when first asked: hashing 15 MB took 0.15 s of every
+    /// pass run, and only runs with records need it.
+    bytes: Vec<u8>,
+    file_hash: std::sync::OnceLock<String>,
     /// The smallest work ([`crate::features::work`]) of the programs it was trained on
     /// (metadata `min_work`; none in models exported before it was recorded).
     min_work: Option<f64>,
@@ -256,6 +259,9 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// The metadata key of a graph optimized at export, and how (onnx/preoptimize.py).
+const OPTIMIZED_KEY: &str = "graph_optimized";
+
 impl CostModel {
     /// Loads `path`, or returns the already loaded model of that file.
     pub fn load(path: &Path) -> Result<Arc<CostModel>, ModelError> {
@@ -276,16 +282,34 @@ impl CostModel {
     fn open(path: &Path) -> Result<CostModel, ModelError> {
         let started = std::time::Instant::now();
         let env = environment()?;
+        log::debug!("ONNX Runtime ready in {:.3} s", started.elapsed().as_secs_f64());
         let bad = |message: String| ModelError::BadModel { path: path.to_path_buf(), message };
-        let session = guard(|| -> Result<Session, ModelError> {
-            let builder = Session::builder(env).map_err(|e| bad(e.to_string()))?;
-            // Calls take turns on the session (a mutex), so a call may use two threads; they do
-            // not spin between calls, which would take a core from mlir-opt's other threads.
-            let builder = builder.with_intra_threads(2).map_err(|e| bad(e.to_string()))?;
-            let mut builder = builder.with_intra_op_spinning(false).map_err(|e| bad(e.to_string()))?;
-            builder.commit_from_file(path).map_err(|e| bad(e.to_string()))
-        })
-        .map_err(bad)??;
+        // Read once: the session is made from these bytes, and the file hash taken from them.
+        let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+        use ort::session::builder::GraphOptimizationLevel;
+        let session_at = |level: GraphOptimizationLevel| {
+            guard(|| -> Result<Session, ModelError> {
+                let builder = Session::builder(env).map_err(|e| bad(e.to_string()))?;
+                // Calls take turns on the session (a mutex), so a call may use two threads; they
+                // do not spin between calls, which would take a core from mlir-opt's other threads.
+                let builder = builder.with_intra_threads(2).map_err(|e| bad(e.to_string()))?;
+                let builder = builder.with_intra_op_spinning(false).map_err(|e| bad(e.to_string()))?;
+                let mut builder = builder.with_optimization_level(level).map_err(|e| bad(e.to_string()))?;
+                builder.commit_from_memory(&bytes).map_err(|e| bad(e.to_string()))
+            })
+            .map_err(bad)?
+        };
+        // A graph optimized at export (onnx/preoptimize.py) is not optimized again (half of
+        // the session's making); another is, in a second session.
+        let mut session = session_at(GraphOptimizationLevel::Disable)?;
+        let optimized = session.metadata().map_err(|e| bad(e.to_string()))?.custom(OPTIMIZED_KEY);
+        match optimized {
+            Some(level) => log::debug!("{}: graph optimized at export ({level})", path.display()),
+            None => {
+                log::debug!("{}: graph not optimized at export (onnx/preoptimize.py): optimizing it", path.display());
+                session = session_at(GraphOptimizationLevel::All)?;
+            }
+        }
         log::debug!("{}: session ready in {:.3} s", path.display(), started.elapsed().as_secs_f64());
         let meta = session.metadata().map_err(|e| bad(e.to_string()))?;
         // A model trained on an earlier layout version is given that version's columns, and
@@ -327,12 +351,18 @@ impl CostModel {
         } else {
             return Err(bad(format!("inputs are {names:?}, expected {shared:?} (or {by_index:?}, or {plain:?})")));
         };
-        let file_hash = {
-            use sha2::{Digest, Sha256};
-            let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-            crate::ir::canonical::hex(&Sha256::digest(&bytes)[..8])
-        };
-        Ok(CostModel { path: path.to_path_buf(), session: Mutex::new(session), interval, coverage, version, columns, file_hash, min_work, form })
+        Ok(CostModel {
+            path: path.to_path_buf(),
+            session: Mutex::new(session),
+            interval,
+            coverage,
+            version,
+            columns,
+            bytes,
+            file_hash: Default::default(),
+            min_work,
+            form,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -341,7 +371,10 @@ impl CostModel {
 
     /// What identifies the model file: the first 16 hex digits of its SHA-256.
     pub fn file_hash(&self) -> &str {
-        &self.file_hash
+        self.file_hash.get_or_init(|| {
+            use sha2::{Digest, Sha256};
+            crate::ir::canonical::hex(&Sha256::digest(&self.bytes)[..8])
+        })
     }
 
     /// The smallest work of the programs the model was trained on, when its export recorded it.

@@ -446,9 +446,10 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
 fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // The search checks each child of a beam state from the state's transformed clone
     // (transform::Prefix), deciding some kinds' steps without applying them (tile: from the
-    // band's dependences and trip counts); it must accept and refuse exactly what a check
+    // band's dependences and trip counts; unroll: from its preconditions and, for a jam, the
+    // dependences it would reverse); it must accept and refuse exactly what a check
     // from scratch does, with the same reasons (step numbers included).
-    let (mut tiles, mut combos) = ((0, 0), 0);
+    let (mut tiles, mut unrolls, mut combos) = ((0, 0), (0, 0), 0);
     for (file, prefix) in [
         ("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"),
         ("jacobi-2d.mlir", ""),
@@ -477,6 +478,10 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
                     tiles.0 += 1;
                     tiles.1 += a.as_ref().is_err_and(|e| e.contains("would reverse a dependence")) as usize;
                 }
+                if stage == Stage::Unroll {
+                    unrolls.0 += 1;
+                    unrolls.1 += a.is_err() as usize;
+                }
                 if a.is_ok() {
                     legal.push(step);
                 }
@@ -495,6 +500,8 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     }
     // Tilings accepted and refused for a dependence (the stencils' time loops) were compared.
     assert!(tiles.0 > 100 && tiles.1 > 5, "{tiles:?}");
+    // Unrolls accepted and refused (too few iterations, a jam reversing a dependence).
+    assert!(unrolls.0 > 20 && unrolls.1 > 2, "{unrolls:?}");
     assert!(combos > 20, "{combos}");
     // Sizes at and around the trip counts (seidel-2d: 30 x 1998 x 1998, not fully
     // permutable): the innermost loops a tile covers whole are not tiled in effect.

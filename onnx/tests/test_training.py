@@ -100,6 +100,25 @@ def test_rust_agrees_with_pytorch_on_every_held_out_point(trained):
     assert_rust_matches_reference(model, tmp)
 
 
+def test_the_export_is_pre_optimized_and_a_model_that_is_not_is_optimized_at_load(trained, tmp_path):
+    """export.py writes the graph ONNX Runtime's extended level leaves (so the pass creates
+    its session without optimizing, onnx/preoptimize.py); parity above was checked on it.
+    A graph without the mark is optimized when the pass loads it, and predicts the same."""
+    _, model = trained
+    meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
+    assert meta["graph_optimized"].startswith("extended")
+    assert json.loads(model.with_suffix(".json").read_text())["graph_optimized"] == meta["graph_optimized"]
+    plain = tmp_path / "plain.onnx"
+    plain.write_bytes(model.read_bytes())
+    export.set_metadata(plain, {k: v for k, v in meta.items() if k != "graph_optimized"})
+    (tmp_path / "reference.json").write_bytes((model.parent / "reference.json").read_bytes())
+    assert_rust_matches_reference(plain, tmp_path)
+    r = predict(plain, {"RUST_LOG": "debug"})
+    assert r.returncode == 0 and "graph not optimized at export" in r.stderr, r.stderr[-2000:]
+    r = predict(model, {"RUST_LOG": "debug"})
+    assert r.returncode == 0 and "graph optimized at export" in r.stderr, r.stderr[-2000:]
+
+
 def predict(model, extra_env=None):
     import os
     env = dict(os.environ, **(extra_env or {}))
