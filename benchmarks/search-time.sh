@@ -1,0 +1,66 @@
+#!/bin/bash
+# The model-mode pass wall time of two builds of the plugin, side by side on the benchmark
+# kernels: each kernel's runs interleave the two (A, B, A, B, ...) so that a slow moment of a
+# shared machine hits both, and the summary gives medians, their ratio, and whether the two
+# builds decided the same (a hash of the remark's decision).
+#
+#   benchmarks/search-time.sh OLD.so OLD_MODEL.onnx NEW.so NEW_MODEL.onnx [REPS] [KERNEL.mlir...]
+#
+# A build to compare against: `git stash; cmake --build build; cp build/lib/libAffineAutosched.so
+# /tmp/old.so; git stash pop; cmake --build build` (copy the model too if it changed). Nothing
+# else may run meanwhile (timings).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 4 ] || { sed -n '2,13p' "$0"; exit 2; }
+A_SO=$(realpath "$1"); A_MODEL=$(realpath "$2"); B_SO=$(realpath "$3"); B_MODEL=$(realpath "$4")
+REPS=${5:-3}
+shift $(( $# >= 5 ? 5 : 4 ))
+KERNELS=("$@")
+[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(benchmarks/polybench/*.mlir benchmarks/dnn/*.mlir)
+: "${AUTOSCHED_ONNXRUNTIME:=$(realpath "$(ls .venv/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so* | head -1)")}"
+export AUTOSCHED_ONNXRUNTIME
+MLIR_OPT=${MLIR_OPT:-mlir-opt-22}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+one() { # plugin model kernel -> "seconds decision-hash"
+  local start end
+  start=$(date +%s.%N)
+  if ! "$MLIR_OPT" --load-pass-plugin="$1" --mlir-print-op-on-diagnostic=false \
+      "--pass-pipeline=builtin.module(func.func(affine-autosched{evaluator=model model=$2}))" \
+      "$3" -o "$tmp/out.mlir" 2>"$tmp/err"; then
+    echo "$3: the pass failed with $1:" >&2; tail -5 "$tmp/err" >&2; exit 1
+  fi
+  end=$(date +%s.%N)
+  echo "$(echo "$end - $start" | bc) $(grep -o 'applied [^(]*\|kept the original' "$tmp/err" | md5sum | cut -c1-8)"
+}
+
+for k in "${KERNELS[@]}"; do
+  for _ in $(seq "$REPS"); do
+    echo "$(basename "$k" .mlir) A $(one "$A_SO" "$A_MODEL" "$k")"
+    echo "$(basename "$k" .mlir) B $(one "$B_SO" "$B_MODEL" "$k")"
+  done
+done > "$tmp/runs"
+
+python3 - "$tmp/runs" <<'EOF'
+import collections, math, statistics as st, sys
+runs = collections.defaultdict(lambda: collections.defaultdict(list))
+decided = collections.defaultdict(lambda: collections.defaultdict(set))
+for line in open(sys.argv[1]):
+    kernel, build, secs, decision = line.split()
+    runs[kernel][build].append(float(secs))
+    decided[kernel][build].add(decision)
+rows = []
+print(f"{'kernel':<18} {'A s':>6} {'B s':>6} {'B/A':>6}  B range      same decision")
+for k, r in runs.items():
+    a, b = st.median(r["A"]), st.median(r["B"])
+    same = decided[k]["A"] == decided[k]["B"] and len(decided[k]["A"]) == 1
+    rows.append((a, b, same))
+    print(f"{k:<18} {a:6.2f} {b:6.2f} {b / a:6.2f}  {min(r['B']):.2f}-{max(r['B']):.2f}  {'yes' if same else 'NO'}")
+a, b = [x[0] for x in rows], [x[1] for x in rows]
+print(f"{len(rows)} kernels, medians of {len(next(iter(runs.values()))['A'])} runs each: "
+      f"B/A geomean {math.exp(st.mean(math.log(y / x) for x, y in zip(a, b))):.2f}; "
+      f"median {st.median(a):.2f} -> {st.median(b):.2f} s; max {max(a):.2f} -> {max(b):.2f} s; "
+      f"under 1 s {sum(x <= 1 for x in a)} -> {sum(x <= 1 for x in b)}; "
+      f"same decision on {sum(x[2] for x in rows)}")
+EOF
