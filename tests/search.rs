@@ -446,8 +446,7 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
 fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // The search checks each child of a beam state from the state's transformed clone
     // (transform::Prefix), deciding some kinds' steps without applying them (tile: from the
-    // band's dependences and trip counts; unroll: from its preconditions and, for a jam, the
-    // dependences it would reverse); it must accept and refuse exactly what a check
+    // band's dependences and trip counts); it must accept and refuse exactly what a check
     // from scratch does, with the same reasons (step numbers included).
     let (mut tiles, mut unrolls, mut combos) = ((0, 0), (0, 0), 0);
     for (file, prefix) in [

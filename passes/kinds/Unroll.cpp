@@ -238,30 +238,9 @@ void clampCleanupLowerBound(Block *block, Operation *before, Operation *after,
   cleanup.setLowerBound(operands, map);
 }
 
-/// Every refusal of autosched_tx_unroll, decided before anything changes.
-int32_t checkUnroll(ArrayRef<AffineForOp> loops, int64_t factor, const Report &report) {
-  for (auto l : loops) {
-    if (failed(checkUnrollPreconditions(l, factor, report)))
-      return AUTOSCHED_TX_REFUSED;
-    if (!isInnermost(l))
-      if (int32_t status = checkUnrollJam(l, factor, report); status != AUTOSCHED_TX_OK)
-        return status;
-  }
-  return AUTOSCHED_TX_OK;
-}
-
 } // namespace
 
 extern "C" {
-
-int32_t autosched_tx_unroll_check(MlirOperation func, const char *name, int64_t factor,
-                                  AutoschedTxReportFn fn, void *ctx) {
-  Report report{fn, ctx};
-  auto found = requireLoops(funcOf(func), name, report);
-  if (failed(found))
-    return AUTOSCHED_TX_REFUSED;
-  return checkUnroll(*found, factor, report);
-}
 
 int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
                             AutoschedTxReportFn fn, void *ctx) {
@@ -271,8 +250,13 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   if (failed(found))
     return AUTOSCHED_TX_REFUSED;
   SmallVector<AffineForOp> loops = *found;
-  if (int32_t status = checkUnroll(loops, factor, report); status != AUTOSCHED_TX_OK)
-    return status;
+  for (auto l : loops) {
+    if (failed(checkUnrollPreconditions(l, factor, report)))
+      return AUTOSCHED_TX_REFUSED;
+    if (!isInnermost(l))
+      if (int32_t status = checkUnrollJam(l, factor, report); status != AUTOSCHED_TX_OK)
+        return status;
+  }
   for (auto l : loops) {
     bool innermost = isInnermost(l);
     // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.

@@ -29,11 +29,6 @@ extern "C" {
 int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
                             AutoschedTxReportFn fn, void *ctx);
 
-/// What autosched_tx_unroll would return (and report) on `func`, without changing it:
-/// its refusals are all decided before the utilities run, which do not fail past them.
-int32_t autosched_tx_unroll_check(MlirOperation func, const char *name, int64_t factor,
-                                  AutoschedTxReportFn fn, void *ctx);
-
 /// Whether unrolling every loop named `name` by `factor` is MLIR's loopUnrollByFactor and
 /// nothing more (what upstream's transform.loop.unroll does): each is innermost, has
 /// constant bounds and at least `factor` iterations. Changes nothing.

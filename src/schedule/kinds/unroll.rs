@@ -132,15 +132,6 @@ impl TransformKind for Unroll {
         unsafe { ffi::autosched_tx_unroll(call.func, name.as_ptr(), self.factor as i64, report, ctx) }
     }
 
-    /// Unrolling refuses before it changes anything (the utilities' own give-ups are
-    /// checked first), so the verdict comes without unrolling a copy.
-    fn check_in_place(&self, call: &mut Call, _memo: &mut super::Memo) -> Option<i32> {
-        let name = ffi::cstring(self.target.as_str());
-        let (report, ctx) = call.report();
-        // SAFETY: the clone is live and only read; the name outlives the call.
-        Some(unsafe { ffi::autosched_tx_unroll_check(call.func, name.as_ptr(), self.factor as i64, report, ctx) })
-    }
-
     /// Upstream's `transform.loop.unroll` where it is the same utility on the same loops:
     /// innermost loops with constant bounds (no clean-up loop to clamp or guard).
     fn upstream(&self, call: &mut Call) -> Option<super::Upstream> {
