@@ -11,7 +11,7 @@
 # else may run meanwhile (timings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 4 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,11p' "$0"; exit 2; }
 A_SO=$(realpath "$1"); A_MODEL=$(realpath "$2"); B_SO=$(realpath "$3"); B_MODEL=$(realpath "$4")
 REPS=${5:-3}
 shift $(( $# >= 5 ? 5 : 4 ))

@@ -37,8 +37,9 @@ def optimized_level(path) -> str | None:
 def preoptimize(path) -> str:
     """Rewrites `path` pre-optimized (unless it is already); returns the level's name."""
     path = pathlib.Path(path)
-    if optimized_level(path):
-        return optimized_level(path)
+    done = optimized_level(path)
+    if done:
+        return done
     level = f"extended (onnxruntime {ort.__version__})"
     with tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "optimized.onnx"
