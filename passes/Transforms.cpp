@@ -454,7 +454,8 @@ int32_t autosched_tx_verify(MlirOperation func, AutoschedTxReportFn fn, void *ct
     return success();
   });
   if (failed(mlir::verify(unwrap(func))))
-    return report.fail("the transformed function does not verify: " + first);
+    // The Rust side says what failed (TransformError::Verify); this is the why.
+    return report.fail(first);
   return AUTOSCHED_TX_OK;
 }
 

@@ -263,7 +263,13 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
     Block *block = l->getBlock();
     Operation *before = l->getPrevNode(), *after = l->getNextNode();
     int64_t step = l.getStepAsInt();
-    bool constantBounds = l.hasConstantBounds();
+    // Bounds that vary with an outer loop but a known trip count (a full tile's point loop,
+    // `%t to %t + 8`): the loop runs that count in every outer iteration, never zero, so
+    // neither clean-up repair below applies. guardPromotedCleanup would instead take the
+    // unrolled loop's own promoted body (a full unroll) for a clean-up loop's and put it
+    // under a condition, where the values it yields (an accumulator's) no longer dominate
+    // their uses (tile; accumulate; unroll of that point loop did not verify).
+    bool constantBounds = l.hasConstantBounds() || getConstantTripCount(l).has_value();
     AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
     SmallVector<Value> lbOperands(l.getLowerBoundOperands());
     SmallVector<Value> ubOperands(l.getUpperBoundOperands());
