@@ -263,13 +263,13 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
     Block *block = l->getBlock();
     Operation *before = l->getPrevNode(), *after = l->getNextNode();
     int64_t step = l.getStepAsInt();
-    // Bounds that vary with an outer loop but a known trip count (a full tile's point loop,
-    // `%t to %t + 8`): the loop runs that count in every outer iteration, never zero, so
-    // neither clean-up repair below applies. guardPromotedCleanup would instead take the
-    // unrolled loop's own promoted body (a full unroll) for a clean-up loop's and put it
-    // under a condition, where the values it yields (an accumulator's) no longer dominate
-    // their uses (tile; accumulate; unroll of that point loop did not verify).
-    bool constantBounds = l.hasConstantBounds() || getConstantTripCount(l).has_value();
+    // A known trip count (constant bounds, or bounds that move together with an outer loop,
+    // as a full tile's point loop `%t to %t + 8`): the loop runs that many times in every
+    // outer iteration, never zero, so neither clean-up repair below applies. (Given such a
+    // loop, guardPromotedCleanup took the promoted body of a full unroll for a clean-up
+    // loop's and put an accumulator's yielded values under a condition: tile; accumulate;
+    // unroll of the point loop did not verify.)
+    bool knownTrips = getConstantTripCount(l).has_value();
     AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
     SmallVector<Value> lbOperands(l.getLowerBoundOperands());
     SmallVector<Value> ubOperands(l.getUpperBoundOperands());
@@ -279,7 +279,7 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
       return report.fail(std::string("MLIR's ") +
                          (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
                          " could not unroll " + name + " by " + std::to_string(factor));
-    if (!constantBounds) {
+    if (!knownTrips) {
       clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
       guardPromotedCleanup(block, before, after, name, lbMap, lbOperands, ubMap,
                            ubOperands);
