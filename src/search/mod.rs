@@ -257,13 +257,31 @@ impl<'a> StateCheck<'a> {
         bases: &mut HashMap<String, Option<transform::Prefix>>,
     ) -> Result<(), transform::TransformError> {
         if let Some((b, tree, unrolled)) = &self.base {
-            if steps.iter().all(|t| decided_at_base(self.program, tree, t, unrolled)) {
+            let needs: Option<Vec<Vec<crate::schedule::LoopName>>> =
+                steps.iter().map(|t| decided_at_base(self.program, tree, t, unrolled)).collect();
+            if let Some(needs) = needs {
                 let func = self.func;
                 let at_base = bases
                     .entry(b.to_string())
                     .or_insert_with(|| transform::Prefix::new(func, b).map_err(|e| log::debug!("{b}: {e}")).ok());
-                if let Some(r) = at_base.as_ref().and_then(|p| self.prefix.check_from_base(p, steps)) {
-                    return r;
+                if let Some(base) = at_base.as_ref() {
+                    // The jammed loops around a step's loop must carry nothing at the base
+                    // (each verdict kept in the base's memo); where one does, the whole
+                    // state decides, exactly.
+                    let mut around: Vec<&crate::schedule::LoopName> = needs.iter().flatten().collect();
+                    around.sort();
+                    around.dedup();
+                    let quiet = around.iter().all(|l| {
+                        base.check(&[Transform::Parallelize(crate::schedule::kinds::Parallelize {
+                            target: (*l).clone(),
+                        })])
+                        .is_ok()
+                    });
+                    if quiet {
+                        if let Some(r) = self.prefix.check_from_base(base, steps) {
+                            return r;
+                        }
+                    }
                 }
             }
         }
@@ -298,17 +316,30 @@ pub fn unroll_base(program: &Program, schedule: &Schedule) -> Option<(Schedule, 
     Some((base, tree, unrolled))
 }
 
-/// Whether `step`'s dependences are decided on the base of [`unroll_base`]: a parallelize
-/// of a loop that no unrolled loop encloses (the unrolled loop itself is fine).
+/// Whether `step`'s dependences are decided on the base of [`unroll_base`], and on which
+/// condition: a parallelize is, given that each unrolled loop around its loop (returned)
+/// carries no dependence at the base (the unrolled loop itself, or one inside it, needs
+/// nothing). Jamming merges a block of the outer loop's iterations into one; two instances
+/// that meet in one iteration of every loop around the parallel loop but in different
+/// iterations of it then either differ first at a jammed loop around it (a dependence that
+/// loop carries at the base) or at the loop itself (one it carries there). So with the
+/// jammed loops quiet at the base, the loop's own verdict there holds for the state.
 pub fn decided_at_base(
     program: &Program,
     tree: &crate::schedule::tree::Scheduled,
     step: &Transform,
     unrolled: &[crate::schedule::LoopName],
-) -> bool {
-    let Transform::Parallelize(p) = step else { return false };
-    let Some(n) = tree.node_named(program, &p.target) else { return false };
-    unrolled.iter().all(|u| tree.node_named(program, u).is_some_and(|x| !tree.inside(n, x)))
+) -> Option<Vec<crate::schedule::LoopName>> {
+    let Transform::Parallelize(p) = step else { return None };
+    let n = tree.node_named(program, &p.target)?;
+    let mut around = Vec::new();
+    for u in unrolled {
+        let x = tree.node_named(program, u)?;
+        if x != n && tree.inside(n, x) {
+            around.push(u.clone());
+        }
+    }
+    Some(around)
 }
 
 /// The search scored by the cost model.
