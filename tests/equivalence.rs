@@ -115,6 +115,10 @@ fn accumulation_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:3); parallelize(L0.t)");
     // The order the search proposes (rows, then columns), with clean-up loops for both.
     equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:32)");
+    // Parallel loops of a register tile, their dependences decided before the jams
+    // (transform::base): the jammed loop, and the one inside it.
+    equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:32); parallelize(L0)");
+    equivalent(GEMM.0, GEMM.1, "accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:8); parallelize(L0.0)");
     equivalent(GEMM.0, GEMM.1, "tile(L0:16, L0.0:16); accumulate(L0.0.0); unroll(L0:3); unroll(L0.0:5); parallelize(L0.t)");
     // The k loop in tiles of 20 (32 iterations: a min bound, a point loop that always runs).
     equivalent(GEMM.0, GEMM.1, "tile(L0.0.0:20); accumulate(L0.0.0)");

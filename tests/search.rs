@@ -6,7 +6,7 @@ use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
 use affine_autosched::schedule::{Parallelize, Schedule, Transform};
 use affine_autosched::search::candidates::{candidates, combinations, Stage, STAGES};
-use affine_autosched::search::{beam_search, decided_at_base, unroll_base, SearchConfig, StateCheck};
+use affine_autosched::search::{beam_search, decided_at_base, unroll_base, Base, SearchConfig, StateCheck};
 use affine_autosched::transform;
 use std::path::PathBuf;
 use std::collections::HashMap;
@@ -388,7 +388,7 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
             if transform::check(f, &state).is_err() {
                 continue;
             }
-            let (base, tree, unrolled) = unroll_base(&p, &state).expect("the state ends in an unroll");
+            let Base { schedule: base, tree, unrolled } = unroll_base(&p, &state).expect("the state ends in an unroll");
             assert_eq!(base, prefix);
             let from = transform::Prefix::new(f, &state).unwrap();
             let at_base = transform::Prefix::new(f, &base).unwrap();
@@ -398,7 +398,16 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
             for step in candidates(&p, &state, Stage::Parallelize) {
                 let mut whole = state.clone();
                 whole.steps.push(step.clone());
-                let exact = transform::check(f, &whole);
+                let exact = transform::check_exact(f, &whole);
+                // The pass's own application (transform::check, as apply) accepts what the
+                // search accepts, and beyond it only what the exact check accepts.
+                let applied = transform::check(f, &whole);
+                let searched = state_check.check(std::slice::from_ref(&step), &mut bases);
+                match (&applied, &searched) {
+                    (Err(e), Ok(())) => panic!("{whole}: accepted by the search, refused by apply: {e}"),
+                    (Ok(()), Err(e)) => assert!(exact.is_ok(), "{whole}: accepted by apply only (search: {e})"),
+                    _ => {}
+                }
                 if exact.is_ok() {
                     legal.push(step.clone());
                 }
@@ -429,7 +438,7 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
                 let mut whole = state.clone();
                 whole.steps.extend(combo.iter().cloned());
                 if state_check.check(&combo, &mut bases).is_ok() {
-                    transform::check(f, &whole).unwrap_or_else(|e| panic!("{whole}: accepted from the base: {e}"));
+                    transform::check_exact(f, &whole).unwrap_or_else(|e| panic!("{whole}: accepted from the base: {e}"));
                 }
                 compared += 1;
             }
@@ -444,7 +453,7 @@ fn parallel_verdicts_from_the_state_without_its_unrolls_are_sound() {
     // loop carries nothing there.
     let m = benchmark("gemm.mlir");
     let p = ir::analyze_function(m.functions()[0]).unwrap().program;
-    let (_, tree, unrolled) = unroll_base(&p, &"unroll(L0:2)".parse().unwrap()).unwrap();
+    let Base { tree, unrolled, .. } = unroll_base(&p, &"unroll(L0:2)".parse().unwrap()).unwrap();
     for (step, decided) in [("parallelize(L0)", Some(vec![])), ("parallelize(L0.0)", Some(vec!["L0"])), ("tile(L0:32)", None)] {
         let step: Schedule = step.parse().unwrap();
         let got = decided_at_base(&p, &tree, &step.steps[0], &unrolled);

@@ -18,6 +18,7 @@ use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
 use crate::schedule::{Schedule, Transform};
 use crate::transform;
+pub use crate::transform::base::{decided_at_base, unroll_base, Base};
 use candidates::{candidates, combinations, STAGES};
 pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
 use std::collections::{HashMap, HashSet};
@@ -241,7 +242,7 @@ pub struct StateCheck<'a> {
     func: Op,
     program: &'a Program,
     prefix: &'a transform::Prefix,
-    base: Option<(Schedule, crate::schedule::tree::Scheduled, Vec<crate::schedule::LoopName>)>,
+    base: Option<Base>,
 }
 
 impl<'a> StateCheck<'a> {
@@ -256,7 +257,7 @@ impl<'a> StateCheck<'a> {
         steps: &[Transform],
         bases: &mut HashMap<String, Option<transform::Prefix>>,
     ) -> Result<(), transform::TransformError> {
-        if let Some((b, tree, unrolled)) = &self.base {
+        if let Some(Base { schedule: b, tree, unrolled }) = &self.base {
             let needs: Option<Vec<Vec<crate::schedule::LoopName>>> =
                 steps.iter().map(|t| decided_at_base(self.program, tree, t, unrolled)).collect();
             if let Some(needs) = needs {
@@ -268,15 +269,10 @@ impl<'a> StateCheck<'a> {
                     // The jammed loops around a step's loop must carry nothing at the base
                     // (each verdict kept in the base's memo); where one does, the whole
                     // state decides, exactly.
-                    let mut around: Vec<&crate::schedule::LoopName> = needs.iter().flatten().collect();
+                    let mut around: Vec<crate::schedule::LoopName> = needs.into_iter().flatten().collect();
                     around.sort();
                     around.dedup();
-                    let quiet = around.iter().all(|l| {
-                        base.check(&[Transform::Parallelize(crate::schedule::kinds::Parallelize {
-                            target: (*l).clone(),
-                        })])
-                        .is_ok()
-                    });
+                    let quiet = transform::base::quiet_at(base, &around);
                     if quiet {
                         if let Some(r) = self.prefix.check_from_base(base, steps) {
                             return r;
@@ -287,59 +283,6 @@ impl<'a> StateCheck<'a> {
         }
         self.prefix.check(steps)
     }
-}
-
-/// A state ending in unrolls, without them: its schedule, loop tree and the unrolled loops.
-/// Unrolling (and unroll-and-jam) reorders and regroups iterations of the unrolled loop
-/// only, inside one iteration of every loop around it: a loop around it carries exactly the
-/// dependences it carried, and the unrolled loop itself none it did not (a new iteration is
-/// a block of old ones; at worst a base that finds it sequential refuses a legal step). So
-/// whether such a loop can run in parallel is decided on the base, where the body has not
-/// been copied k times (k^2 times the pairs of accesses to analyse), and several states
-/// share one base. A loop inside an unroll-and-jammed one is not: jamming merges
-/// iterations of the outer loop into it.
-pub fn unroll_base(program: &Program, schedule: &Schedule) -> Option<(Schedule, crate::schedule::tree::Scheduled, Vec<crate::schedule::LoopName>)> {
-    let n = schedule.steps.iter().rev().take_while(|t| matches!(t, Transform::Unroll(_))).count();
-    if n == 0 {
-        return None;
-    }
-    let cut = schedule.steps.len() - n;
-    let unrolled = schedule.steps[cut..]
-        .iter()
-        .filter_map(|t| match t {
-            Transform::Unroll(u) => Some(u.target.clone()),
-            _ => None,
-        })
-        .collect();
-    let base = Schedule { steps: schedule.steps[..cut].to_vec() };
-    let tree = crate::schedule::tree::Scheduled::new(program, &base).ok()?;
-    Some((base, tree, unrolled))
-}
-
-/// Whether `step`'s dependences are decided on the base of [`unroll_base`], and on which
-/// condition: a parallelize is, given that each unrolled loop around its loop (returned)
-/// carries no dependence at the base (the unrolled loop itself, or one inside it, needs
-/// nothing). Jamming merges a block of the outer loop's iterations into one; two instances
-/// that meet in one iteration of every loop around the parallel loop but in different
-/// iterations of it then either differ first at a jammed loop around it (a dependence that
-/// loop carries at the base) or at the loop itself (one it carries there). So with the
-/// jammed loops quiet at the base, the loop's own verdict there holds for the state.
-pub fn decided_at_base(
-    program: &Program,
-    tree: &crate::schedule::tree::Scheduled,
-    step: &Transform,
-    unrolled: &[crate::schedule::LoopName],
-) -> Option<Vec<crate::schedule::LoopName>> {
-    let Transform::Parallelize(p) = step else { return None };
-    let n = tree.node_named(program, &p.target)?;
-    let mut around = Vec::new();
-    for u in unrolled {
-        let x = tree.node_named(program, u)?;
-        if x != n && tree.inside(n, x) {
-            around.push(u.clone());
-        }
-    }
-    Some(around)
 }
 
 /// The search scored by the cost model.

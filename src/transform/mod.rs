@@ -7,6 +7,7 @@
 //! function; the user's function is replaced only when every step succeeded and the result
 //! verifies. Otherwise the error names the step and the reason, and the IR is unchanged.
 
+pub mod base;
 pub mod ffi;
 pub mod script;
 
@@ -75,6 +76,13 @@ pub fn apply(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
 /// steps run on a detached clone that is then discarded.
 pub fn check(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
     transact(func, schedule, Mode::Check).map(|_| ())
+}
+
+/// As [`check`], with every step's legality analysed on the state it applies to (no
+/// parallelize decided before the unrolls that precede it, [`base`]): the reference the
+/// shortcut is tested against.
+pub fn check_exact(func: Op, schedule: &Schedule) -> Result<(), TransformError> {
+    transact_with(func, schedule, Mode::Check, false).map(|_| ())
 }
 
 /// One module holding a copy of `func` per `(schedule, name)`, each transformed, renamed and
@@ -369,6 +377,10 @@ enum Mode {
 }
 
 fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, TransformError> {
+    transact_with(func, schedule, mode, true)
+}
+
+fn transact_with(func: Op, schedule: &Schedule, mode: Mode, shortcuts: bool) -> Result<Option<Op>, TransformError> {
     if schedule.is_identity() && !matches!(mode, Mode::Detach) {
         return Ok(None);
     }
@@ -380,8 +392,13 @@ fn transact(func: Op, schedule: &Schedule, mode: Mode) -> Result<Option<Op>, Tra
     let clone_op = Op(clone);
     let result = (|| {
         tag_loops(clone_op)?;
+        let mut bases = None;
         for (i, step) in schedule.steps.iter().enumerate() {
-            run_step(clone, i + 1, step)?;
+            let decided = shortcuts.then(|| base::apply_decided_at_base(func, &analysis.program, schedule, i, clone, &mut bases));
+            match decided.flatten() {
+                Some(r) => r?,
+                None => run_step(clone, i + 1, step)?,
+            }
         }
         verify(clone)
     })();
