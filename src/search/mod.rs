@@ -257,26 +257,17 @@ impl<'a> StateCheck<'a> {
         steps: &[Transform],
         bases: &mut HashMap<String, Option<transform::Prefix>>,
     ) -> Result<(), transform::TransformError> {
-        if let Some(Base { schedule: b, tree, unrolled }) = &self.base {
-            let needs: Option<Vec<Vec<crate::schedule::LoopName>>> =
-                steps.iter().map(|t| decided_at_base(self.program, tree, t, unrolled)).collect();
-            if let Some(needs) = needs {
-                let func = self.func;
+        if let Some(base) = &self.base {
+            if let Some(around) = transform::base::jammed_around(self.program, base, steps) {
+                let (func, b) = (self.func, &base.schedule);
                 let at_base = bases
                     .entry(b.to_string())
                     .or_insert_with(|| transform::Prefix::new(func, b).map_err(|e| log::debug!("{b}: {e}")).ok());
-                if let Some(base) = at_base.as_ref() {
-                    // The jammed loops around a step's loop must carry nothing at the base
-                    // (each verdict kept in the base's memo); where one does, the whole
-                    // state decides, exactly.
-                    let mut around: Vec<crate::schedule::LoopName> = needs.into_iter().flatten().collect();
-                    around.sort();
-                    around.dedup();
-                    let quiet = transform::base::quiet_at(base, &around);
-                    if quiet {
-                        if let Some(r) = self.prefix.check_from_base(base, steps) {
-                            return r;
-                        }
+                // Where a jammed loop around a step's loop carries something at the base,
+                // the whole state decides, exactly.
+                if let Some(at_base) = at_base.as_ref().filter(|p| transform::base::quiet_at(p, &around)) {
+                    if let Some(r) = self.prefix.check_from_base(at_base, steps) {
+                        return r;
                     }
                 }
             }

@@ -73,10 +73,22 @@ pub fn decided_at_base(
     Some(around)
 }
 
-/// Whether each loop of `around` carries nothing on `base` (a parallelize of it passes
+/// The jammed loops that must carry nothing at `base` for all of `steps` to be decided
+/// there ([`decided_at_base`] of each, together), or None where a step is not.
+pub fn jammed_around(program: &Program, base: &Base, steps: &[Transform]) -> Option<Vec<LoopName>> {
+    let mut around = Vec::new();
+    for t in steps {
+        around.extend(decided_at_base(program, &base.tree, t, &base.unrolled)?);
+    }
+    around.sort();
+    around.dedup();
+    Some(around)
+}
+
+/// Whether each loop of `around` carries nothing on `at_base` (a parallelize of it passes
 /// there; each verdict kept in the base's memo).
-pub fn quiet_at(base: &Prefix, around: &[LoopName]) -> bool {
-    around.iter().all(|l| base.check(&[Transform::Parallelize(Parallelize { target: l.clone() })]).is_ok())
+pub fn quiet_at(at_base: &Prefix, around: &[LoopName]) -> bool {
+    around.iter().all(|l| at_base.check(&[Transform::Parallelize(Parallelize { target: l.clone() })]).is_ok())
 }
 
 /// Step `i` of `schedule` (a parallelize) applied to `clone` (which holds the steps before
@@ -102,7 +114,7 @@ pub(super) fn apply_decided_at_base(
     }
     let before = Schedule { steps: schedule.steps[..j].to_vec() };
     let base = unroll_base(program, &before)?;
-    let around = decided_at_base(program, &base.tree, step, &base.unrolled)?;
+    let around = jammed_around(program, &base, std::slice::from_ref(step))?;
     // Parallelizes applied since the unrolls must not nest with this one (the search never
     // proposes that; a hand-written schedule is checked whole).
     let n = base.tree.node_named(program, &target.target)?;
