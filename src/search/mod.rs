@@ -186,8 +186,7 @@ pub fn search(
                 all.push(Scored { schedule: s, score });
             }
         }
-        next.sort_by(order);
-        next.truncate(cfg.beam_width.max(1));
+        let next = select_beam(next, cfg.beam_width.max(1));
         prefixes = next_prefixes(prefixes, &parent_of, &next);
         log::debug!(
             "{stage:?}: {} children, {checked:.3} s proposing and checking, {:.3} s evaluating; best {} ({:.3}x)",
@@ -200,6 +199,41 @@ pub fn search(
     }
     all.sort_by(order);
     Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64() })
+}
+
+/// The next beam from the states and children of a stage (any order): the best state of each
+/// distinct loop [`structure`], best structures first, for up to half of the places, then
+/// the best of the rest; best first. A structural step often pays only after later stages
+/// (an interchange that puts a parallel loop innermost is worth little until the Vectorize
+/// stage vectorizes it), and a beam ranked by score alone fills up with refinements of
+/// one structure at the Tile stage (hundreds of tile sizes) and drops the others before the
+/// stage that would show their worth.
+fn select_beam(mut states: Vec<Scored>, width: usize) -> Vec<Scored> {
+    states.sort_by(order);
+    let diverse = width.div_ceil(2);
+    let mut structures = HashSet::new();
+    let mut taken = vec![false; states.len()];
+    let mut kept = 0;
+    for (i, s) in states.iter().enumerate() {
+        if kept == diverse {
+            break;
+        }
+        if structures.insert(structure(&s.schedule)) {
+            taken[i] = true;
+            kept += 1;
+        }
+    }
+    for t in taken.iter_mut() {
+        if kept == width {
+            break;
+        }
+        if !*t {
+            *t = true;
+            kept += 1;
+        }
+    }
+    // Still in score order: the taken ones keep their relative order.
+    states.into_iter().zip(taken).filter(|(_, t)| *t).map(|(s, _)| s).collect()
 }
 
 /// The transformed states of the new beam `next`: kept from `prefixes` for the states that
