@@ -32,7 +32,7 @@ one() { # plugin model kernel -> "seconds decision-hash"
     echo "$3: the pass failed with $1:" >&2; tail -5 "$tmp/err" >&2; exit 1
   fi
   end=$(date +%s.%N)
-  echo "$(echo "$end - $start" | bc) $(grep -o 'applied [^(]*\|kept the original' "$tmp/err" | md5sum | cut -c1-8)"
+  echo "$(echo "$end - $start" | bc) $(grep -o 'applied .*\|kept the original' "$tmp/err" | sed 's/ (predicted.*//' | md5sum | cut -c1-8)"
 }
 
 for k in "${KERNELS[@]}"; do
