@@ -1,7 +1,8 @@
 //! `search`: beam search over schedules (the seeds' search, thesis §4.2): stages in a fixed
 //! order, each expanding every beam state with its legal candidates, all children of a
-//! stage scored in one batched call of an [`Evaluator`], the best `beam_width` kept (a state
-//! may also skip a stage), at most `max_depth` steps. A stage adds one step to a state, or
+//! stage scored in one batched call of an [`Evaluator`], `beam_width` kept (the best of each
+//! loop structure for up to half of them, then the best; a state may also skip a stage), at
+//! most `max_depth` steps. A stage adds one step to a state, or
 //! the same kind of step to every nest at once ([`candidates::combinations`]). Deterministic for a deterministic
 //! evaluator: candidates come in a fixed order and ties break on the schedule's text.
 //!
