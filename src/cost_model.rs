@@ -262,10 +262,12 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// The metadata key of a graph optimized at export, and how (onnx/preoptimize.py).
 const OPTIMIZED_KEY: &str = "graph_optimized";
 
+/// Every model loaded by this process (a model is loaded once per file, and kept).
+static MODELS: Mutex<Vec<(PathBuf, Arc<CostModel>)>> = Mutex::new(Vec::new());
+
 impl CostModel {
     /// Loads `path`, or returns the already loaded model of that file.
     pub fn load(path: &Path) -> Result<Arc<CostModel>, ModelError> {
-        static MODELS: Mutex<Vec<(PathBuf, Arc<CostModel>)>> = Mutex::new(Vec::new());
         if !path.is_file() {
             return Err(ModelError::MissingModel(path.to_path_buf()));
         }
@@ -277,6 +279,13 @@ impl CostModel {
         let model = Arc::new(Self::open(&key)?);
         models.push((key, model.clone()));
         Ok(model)
+    }
+
+    /// This model as the process shares it, for another thread to predict with (every model
+    /// comes from [`CostModel::load`], which keeps it).
+    pub fn shared(&self) -> Option<Arc<CostModel>> {
+        let models = MODELS.lock().unwrap_or_else(|p| p.into_inner());
+        models.iter().find(|(_, m)| std::ptr::eq(Arc::as_ptr(m), self)).map(|(_, m)| m.clone())
     }
 
     fn open(path: &Path) -> Result<CostModel, ModelError> {

@@ -511,7 +511,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // (transform::Prefix), deciding some kinds' steps without applying them (tile: from the
     // band's dependences and trip counts); it must accept and refuse exactly what a check
     // from scratch does, with the same reasons (step numbers included).
-    let (mut tiles, mut unrolls, mut combos) = ((0, 0), (0, 0), 0);
+    let (mut tiles, mut unrolls, mut combos, mut built) = ((0, 0), (0, 0), 0, 0);
     for (file, prefix) in [
         ("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"),
         ("jacobi-2d.mlir", ""),
@@ -532,10 +532,16 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
             for step in candidates(&p, &prefix, stage) {
                 let mut whole = prefix.clone();
                 whole.steps.push(step.clone());
-                let a = from.check(std::slice::from_ref(&step)).map_err(|e| e.to_string());
+                let kept = from.check_keeping(std::slice::from_ref(&step));
+                let a = kept.as_ref().map(|_| ()).map_err(|e| e.to_string());
                 let b = transform::check(f, &whole).map_err(|e| e.to_string());
                 assert_eq!(a, b, "{whole}");
                 compared += 1;
+                // What a check built is the state the search then keeps: as extending gives.
+                if let Ok(Some(kept)) = &kept {
+                    assert_eq!(kept.text(), from.extend_checked(std::slice::from_ref(&step)).unwrap().text(), "{whole}");
+                    built += 1;
+                }
                 if stage == Stage::Tile {
                     tiles.0 += 1;
                     tiles.1 += a.as_ref().is_err_and(|e| e.contains("would reverse a dependence")) as usize;
@@ -552,8 +558,13 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
             for combo in combinations(&p, &prefix, stage, &legal) {
                 let mut whole = prefix.clone();
                 whole.steps.extend(combo.iter().cloned());
-                let a = from.check(&combo).map_err(|e| e.to_string());
+                let kept = from.check_keeping(&combo);
+                let a = kept.as_ref().map(|_| ()).map_err(|e| e.to_string());
                 assert_eq!(a, transform::check(f, &whole).map_err(|e| e.to_string()), "{whole}");
+                if let Ok(Some(kept)) = &kept {
+                    assert_eq!(kept.text(), from.extend_checked(&combo).unwrap().text(), "{whole}");
+                    built += 1;
+                }
                 compared += 1;
                 combos += 1;
             }
@@ -565,6 +576,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // Unrolls accepted and refused (too few iterations, a jam reversing a dependence).
     assert!(unrolls.0 > 20 && unrolls.1 > 2, "{unrolls:?}");
     assert!(combos > 20, "{combos}");
+    assert!(built > 20, "{built}");
     // Sizes at and around the trip counts (seidel-2d: 30 x 1998 x 1998, not fully
     // permutable): the innermost loops a tile covers whole are not tiled in effect.
     let m = benchmark("seidel-2d.mlir");
@@ -640,4 +652,54 @@ fn two_levels_of_tiles_are_proposed_after_a_legal_tiling() {
     let model = cost_model::load(None).unwrap();
     let two = Schedule { steps: combos[0].clone() };
     assert!(two.steps.iter().any(|t| !model.knows_step(t)) == (model.layout_version() < 3));
+}
+
+#[test]
+fn scores_predicted_beside_the_search_are_those_of_one_call() {
+    // The model evaluator predicts parts of a stage's children on another thread while the
+    // search checks the next ones (Evaluator::start); the stage's scores must be those of
+    // predicting all of them in one call, and parts started for schedules the stage is not
+    // then asked about are predicted again, never given to other schedules.
+    use affine_autosched::search::{Evaluator, ModelEvaluator};
+    let model = cost_model::load(None).unwrap();
+    let m = benchmark("3mm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let id = Schedule::default();
+    let children: Vec<Schedule> = candidates(&p, &id, Stage::Tile)
+        .into_iter()
+        .cycle()
+        .take(700)
+        .enumerate()
+        .map(|(i, t)| {
+            let mut s = id.clone();
+            s.steps.push(t);
+            // Distinct schedules (a parallelized variant every third one).
+            if i % 3 == 0 {
+                s.steps.push(Transform::Parallelize(Parallelize { target: "L0".parse().unwrap() }));
+            }
+            s
+        })
+        .collect();
+    let close = |a: &[Option<f32>], b: &[Option<f32>]| {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => (x - y).abs() <= 1e-5 * x.abs().max(y.abs()),
+                (None, None) => true,
+                _ => false,
+            })
+    };
+    let expected = ModelEvaluator::new(&p, &model).evaluate(&children).unwrap();
+    assert!(expected.iter().all(|s| s.is_some()));
+    let mut piped = ModelEvaluator::new(&p, &model);
+    let mut started = 0;
+    for end in [100, 300, 650, 700] {
+        started += piped.start(&children[started..end]);
+    }
+    assert!(started >= 256 && started < 700, "{started}");
+    assert!(close(&piped.evaluate(&children).unwrap(), &expected));
+    // Started for the stage's schedules, asked about others (all but the first).
+    let mut astray = ModelEvaluator::new(&p, &model);
+    assert!(astray.start(&children[..300]) > 0);
+    assert!(close(&astray.evaluate(&children[1..]).unwrap(), &expected[1..]));
 }

@@ -3,7 +3,7 @@
 
 use super::SearchError;
 use std::collections::HashMap;
-use crate::cost_model::CostModel;
+use crate::cost_model::{CostModel, ModelError};
 use crate::features::{Featurized, Featurizer};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
@@ -20,6 +20,15 @@ pub trait Evaluator {
     fn scores(&self, _stage: Stage) -> bool {
         true
     }
+
+    /// Offered the children of the current stage that it has not taken yet (in the order the
+    /// stage's [`Evaluator::evaluate`] will receive them), the evaluator may start scoring a
+    /// leading part of them beside the search's own work, which is checking the next
+    /// children: the model does so on another thread. Returns how many it took; `evaluate`
+    /// of the whole stage collects them. By default none.
+    fn start(&mut self, _schedules: &[Schedule]) -> usize {
+        0
+    }
 }
 
 /// Batches of this many candidates go through the model in one call. A call costs about a
@@ -28,6 +37,24 @@ pub trait Evaluator {
 /// measurement, so only roughly), search time with 64 / 256 / 1024: correlation 0.85 / 0.76 /
 /// 0.76 s, 3mm 0.92 / 0.83 / 0.99 s, covariance 0.64 / 0.54 / 0.51 s.
 const MODEL_BATCH: usize = 256;
+
+/// Parts of a stage's children this large are predicted on another thread while the search
+/// checks the next ones ([`Evaluator::start`]). Checking (MLIR's dependence analyses) and
+/// predicting (ONNX Runtime) took 7.5 s and 9.2 s of the 17 s the 31 benchmark kernels'
+/// searches took (2-core Xeon); a call costs about 5 ms whatever its size, so a part is not
+/// much smaller than a batch. A prediction does not depend on the batch it is in: with
+/// batches of 16 instead of 256 the pass chose and predicted the same on every benchmark
+/// kernel.
+const PIPELINE_PART: usize = 128;
+
+/// A part of a stage's children whose prediction was started on another thread.
+struct Started {
+    /// The part's schedules (to check that `evaluate` is given them, in order).
+    schedules: Vec<Schedule>,
+    /// The index in the part of each featurized schedule, in the order predicted.
+    featurized: Vec<usize>,
+    handle: std::thread::JoinHandle<Result<Vec<Vec<f32>>, crate::cost_model::ModelError>>,
+}
 
 pub struct ModelEvaluator<'a> {
     featurizer: Featurizer<'a>,
@@ -40,11 +67,61 @@ pub struct ModelEvaluator<'a> {
     /// instead of its point estimate: model mode decides by that end, so its beam keeps
     /// what it would choose.
     pub low_end: Option<f64>,
+    /// The model as the process shares it, for predicting on other threads (None: every
+    /// prediction is made on the search's thread).
+    background: Option<std::sync::Arc<CostModel>>,
+    /// Parts of the current stage's children being predicted on other threads, in order.
+    started: Vec<Started>,
+}
+
+impl Drop for ModelEvaluator<'_> {
+    /// A search that failed mid-stage leaves no prediction running.
+    fn drop(&mut self) {
+        for part in self.started.drain(..) {
+            let _ = part.handle.join();
+        }
+    }
 }
 
 impl<'a> ModelEvaluator<'a> {
     pub fn new(program: &'a Program, model: &'a CostModel) -> Self {
-        ModelEvaluator { featurizer: Featurizer::new(program), model, members: HashMap::new(), low_end: None }
+        ModelEvaluator {
+            featurizer: Featurizer::new(program),
+            model,
+            members: HashMap::new(),
+            low_end: None,
+            background: model.shared(),
+            started: Vec::new(),
+        }
+    }
+
+    /// The featurized schedules the model can score, with their indices in `schedules`; a
+    /// schedule with a step the model does not see, or that cannot be featurized, is left
+    /// out (unscored), except the identity, whose failure is the search's.
+    fn featurize(&self, schedules: &[Schedule]) -> Result<Vec<(usize, Featurized)>, SearchError> {
+        let mut featurized = Vec::new();
+        for (i, s) in schedules.iter().enumerate() {
+            if let Some(t) = s.steps.iter().find(|t| !self.model.knows_step(t)) {
+                log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
+                continue;
+            }
+            match self.featurizer.featurize(s) {
+                Ok(f) => featurized.push((i, f)),
+                Err(e) if s.is_identity() => return Err(SearchError::Features(e.to_string())),
+                Err(e) => log::debug!("{s}: not featurized: {e}"),
+            }
+        }
+        Ok(featurized)
+    }
+
+    /// Records the members' predictions `m` of `schedule` and returns its score.
+    fn scored(&mut self, schedule: &Schedule, m: Vec<f32>) -> f32 {
+        let score = self.score(&m);
+        // Only model mode (ranking by the low end) reads them back.
+        if self.low_end.is_some() {
+            self.members.insert(schedule.to_string(), m);
+        }
+        score
     }
 
     /// A schedule's score from the model's outputs for it.
@@ -66,36 +143,58 @@ impl Evaluator for ModelEvaluator<'_> {
         self.model.knows(stage)
     }
 
+    fn start(&mut self, schedules: &[Schedule]) -> usize {
+        let Some(model) = self.background.clone() else { return 0 };
+        let mut taken = 0;
+        for part in schedules.chunks_exact(PIPELINE_PART) {
+            // A failure is left to `evaluate`, which reports it.
+            let Ok(featurized) = self.featurize(part) else { break };
+            let (indices, items): (Vec<usize>, Vec<Featurized>) = featurized.into_iter().unzip();
+            let model = model.clone();
+            let handle = std::thread::spawn(move || {
+                let refs: Vec<&Featurized> = items.iter().collect();
+                model.predict_members(&refs)
+            });
+            self.started.push(Started { schedules: part.to_vec(), featurized: indices, handle });
+            taken += part.len();
+        }
+        taken
+    }
+
     fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
         let started = std::time::Instant::now();
         let mut out = vec![None; schedules.len()];
-        let mut featurized: Vec<(usize, Featurized)> = Vec::new();
-        for (i, s) in schedules.iter().enumerate() {
-            if let Some(t) = s.steps.iter().find(|t| !self.model.knows_step(t)) {
-                log::debug!("{s}: not scored, the model (layout version {}) does not see {} steps", self.model.layout_version(), t.kind());
+        // The parts started on other threads, when they are this call's leading schedules.
+        let mut from = 0;
+        let mut waited = 0.0;
+        for part in std::mem::take(&mut self.started) {
+            let wait = std::time::Instant::now();
+            let predicted = part.handle.join().map_err(|_| ModelError::Inference("a prediction thread panicked".into()))?;
+            waited += wait.elapsed().as_secs_f64();
+            let end = from + part.schedules.len();
+            if from == usize::MAX || end > schedules.len() || schedules[from..end] != part.schedules[..] {
+                log::warn!("predictions started for schedules the search did not ask about: predicted again");
+                from = usize::MAX;
                 continue;
             }
-            match self.featurizer.featurize(s) {
-                Ok(f) => featurized.push((i, f)),
-                Err(e) if s.is_identity() => return Err(SearchError::Features(e.to_string())),
-                Err(e) => log::debug!("{s}: not featurized: {e}"),
+            for (k, m) in part.featurized.iter().zip(predicted?) {
+                out[from + k] = Some(self.scored(&schedules[from + k], m));
             }
+            from = end;
         }
+        let from = if from == usize::MAX { 0 } else { from };
+        let featurized = self.featurize(&schedules[from..])?;
         let featurized_at = std::time::Instant::now();
         for chunk in featurized.chunks(MODEL_BATCH) {
             let refs: Vec<&Featurized> = chunk.iter().map(|(_, f)| f).collect();
             for ((i, _), m) in chunk.iter().zip(self.model.predict_members(&refs)?) {
-                out[*i] = Some(self.score(&m));
-                // Only model mode (ranking by the low end) reads them back.
-                if self.low_end.is_some() {
-                    self.members.insert(schedules[*i].to_string(), m);
-                }
+                out[from + i] = Some(self.scored(&schedules[from + i], m));
             }
         }
         log::debug!(
-            "{} schedules: {:.3} s featurizing, {:.3} s predicting",
+            "{} schedules ({from} predicted beside the search, {waited:.3} s waited for): {:.3} s featurizing, {:.3} s predicting",
             schedules.len(),
-            (featurized_at - started).as_secs_f64(),
+            (featurized_at - started).as_secs_f64() - waited,
             featurized_at.elapsed().as_secs_f64()
         );
         Ok(out)

@@ -1,6 +1,7 @@
 //! `search`: beam search over schedules (the seeds' search, thesis §4.2): stages in a fixed
 //! order, each expanding every beam state with its legal candidates, all children of a
-//! stage scored in one batched call of an [`Evaluator`], `beam_width` kept (the best of each
+//! stage scored by one call of an [`Evaluator`] (which may have started on parts of them
+//! while the rest were checked, [`Evaluator::start`]), `beam_width` kept (the best of each
 //! loop structure for up to half of them, then the best; a state may also skip a stage), at
 //! most `max_depth` steps. A stage adds one step to a state, or
 //! the same kind of step to every nest at once ([`candidates::combinations`]). Deterministic for a deterministic
@@ -104,8 +105,13 @@ pub fn search(
         }
         let stage_started = Instant::now();
         let mut children: Vec<Schedule> = Vec::new();
+        // How many of them the evaluator is scoring already (`Evaluator::start`).
+        let mut started = 0;
         // Each child's parent (schedule text) and how many steps it adds.
         let mut parent_of: HashMap<String, (String, usize)> = HashMap::new();
+        // Children whose check built them (transformed clones), by schedule text: those that
+        // enter the beam are kept rather than built again.
+        let mut built: HashMap<String, transform::Prefix> = HashMap::new();
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
                 continue;
@@ -130,7 +136,7 @@ pub fn search(
             let state_check = StateCheck::new(func, program, prefix, &state.schedule);
             let mut check = |steps: &[Transform]| {
                 let started = Instant::now();
-                let verdict = state_check.check(steps, &mut bases);
+                let verdict = state_check.check_keeping(steps, &mut bases);
                 let took = started.elapsed().as_secs_f64();
                 if took > 0.1 {
                     let text: Vec<String> = steps.iter().map(|t| t.to_string()).collect();
@@ -147,7 +153,8 @@ pub fn search(
                     continue;
                 }
                 match check(std::slice::from_ref(&step)) {
-                    Ok(()) => {
+                    Ok(kept) => {
+                        keep(&mut built, &s, kept);
                         parent_of.insert(s.to_string(), (key.clone(), 1));
                         children.push(s);
                         legal.push(step);
@@ -166,13 +173,15 @@ pub fn search(
                     continue;
                 }
                 match check(&combo) {
-                    Ok(()) => {
+                    Ok(kept) => {
+                        keep(&mut built, &s, kept);
                         parent_of.insert(s.to_string(), (key.clone(), combo.len()));
                         children.push(s);
                     }
                     Err(e) => log::trace!("{s}: {e}"),
                 }
             }
+            started += evaluator.start(&children[started..]);
         }
         if children.is_empty() {
             continue;
@@ -188,7 +197,9 @@ pub fn search(
             }
         }
         let next = select_beam(next, cfg.beam_width.max(1));
-        prefixes = next_prefixes(prefixes, &parent_of, &next);
+        let extending = Instant::now();
+        prefixes = next_prefixes(prefixes, &parent_of, &next, built);
+        log::debug!("{stage:?}: {:.3} s extending the beam's states", extending.elapsed().as_secs_f64());
         log::debug!(
             "{stage:?}: {} children, {checked:.3} s proposing and checking, {:.3} s evaluating; best {} ({:.3}x)",
             n_children,
@@ -196,6 +207,11 @@ pub fn search(
             next[0].schedule,
             next[0].score
         );
+        if log::log_enabled!(log::Level::Trace) {
+            for s in &next {
+                log::trace!("{stage:?} beam: {} ({:.3}x)", s.schedule, s.score);
+            }
+        }
         beam = next;
     }
     all.sort_by(order);
@@ -237,17 +253,35 @@ fn select_beam(mut states: Vec<Scored>, width: usize) -> Vec<Scored> {
     states.into_iter().zip(taken).filter(|(_, t)| *t).map(|(s, _)| s).collect()
 }
 
-/// The transformed states of the new beam `next`: kept from `prefixes` for the states that
-/// stay, extended from their parent's for the children (by the steps they add). A state
-/// missing here is built from scratch when a later stage needs it.
+/// Children a stage's checks built that are kept until the beam is chosen, at most: a
+/// stage rarely has more legal children checked by applying them (shortcuts decide tile
+/// sizes), and each holds a copy of the function.
+const MAX_BUILT: usize = 512;
+
+/// Keeps the transformed child `s` that its check built, within [`MAX_BUILT`].
+fn keep(built: &mut HashMap<String, transform::Prefix>, s: &Schedule, kept: Option<transform::Prefix>) {
+    if let Some(p) = kept.filter(|_| built.len() < MAX_BUILT) {
+        built.insert(s.to_string(), p);
+    }
+}
+
+/// The transformed states of the new beam `next`: the ones the stage's checks `built`, kept
+/// from `prefixes` for the states that stay, extended from their parent's for the other
+/// children (by the steps they add). A state missing here is built from scratch when a
+/// later stage needs it.
 fn next_prefixes(
     mut prefixes: HashMap<String, transform::Prefix>,
     parent_of: &HashMap<String, (String, usize)>,
     next: &[Scored],
+    mut built: HashMap<String, transform::Prefix>,
 ) -> HashMap<String, transform::Prefix> {
     let mut out = HashMap::new();
     for s in next {
         let key = s.schedule.to_string();
+        if let Some(p) = built.remove(&key) {
+            out.insert(key, p);
+            continue;
+        }
         let Some((parent, added)) = parent_of.get(&key) else { continue };
         let Some(p) = prefixes.get(parent) else { continue };
         // Checked already: the dependence analyses are not run again.
@@ -292,6 +326,16 @@ impl<'a> StateCheck<'a> {
         steps: &[Transform],
         bases: &mut HashMap<String, Option<transform::Prefix>>,
     ) -> Result<(), transform::TransformError> {
+        self.check_keeping(steps, bases).map(|_| ())
+    }
+
+    /// As [`StateCheck::check`], with the state followed by `steps` where the check built it
+    /// ([`transform::Prefix::check_keeping`]).
+    pub fn check_keeping(
+        &self,
+        steps: &[Transform],
+        bases: &mut HashMap<String, Option<transform::Prefix>>,
+    ) -> Result<Option<transform::Prefix>, transform::TransformError> {
         if let Some(base) = &self.base {
             if let Some(around) = transform::base::jammed_around(self.program, base, steps) {
                 let (func, b) = (self.func, &base.schedule);
@@ -302,12 +346,12 @@ impl<'a> StateCheck<'a> {
                 // the whole state decides, exactly.
                 if let Some(at_base) = at_base.as_ref().filter(|p| transform::base::quiet_at(p, &around)) {
                     if let Some(r) = self.prefix.check_from_base(at_base, steps) {
-                        return r;
+                        return r.map(|_| None);
                     }
                 }
             }
         }
-        self.prefix.check(steps)
+        self.prefix.check_keeping(steps)
     }
 }
 
@@ -329,7 +373,7 @@ pub fn beam_search_with_members(
     let mut ev = ModelEvaluator::new(program, model);
     ev.low_end = Some(confidence);
     let result = search(func, program, &mut ev, cfg)?;
-    Ok((result, ev.members))
+    Ok((result, std::mem::take(&mut ev.members)))
 }
 
 /// Measured speedups must clear this margin for a schedule to replace the original: below

@@ -116,7 +116,8 @@ pub fn variants_module(func: Op, variants: &[(&Schedule, String)]) -> (String, V
 /// Checking `prefix + steps` here is the same as [`check`] on the whole schedule.
 pub struct Prefix {
     clone: Op,
-    program: Program,
+    /// Shared by a prefix and those extended from it (the function's loops before any step).
+    program: std::rc::Rc<Program>,
     schedule: Schedule,
     /// What kinds' shortcuts learned about the clone (it never changes).
     memo: std::cell::RefCell<crate::schedule::kinds::Memo>,
@@ -131,12 +132,17 @@ impl Prefix {
         check_names(&program, schedule)?;
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
-        let prefix = Prefix { clone, program, schedule: schedule.clone(), memo: Default::default(), extended: Default::default() };
+        let prefix = Prefix { clone, program: program.into(), schedule: schedule.clone(), memo: Default::default(), extended: Default::default() };
         tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
         }
         Ok(prefix)
+    }
+
+    /// The transformed clone, printed (tests compare prefixes built in different ways).
+    pub fn text(&self) -> String {
+        self.clone.to_text()
     }
 
     /// The prefix followed by `steps`, from this one's clone (the steps run once, not the
@@ -200,6 +206,15 @@ impl Prefix {
     /// kind with a shortcut ([`crate::schedule::kinds::TransformKind::check_in_place`]) is
     /// decided without applying it: same verdict, same reason.
     pub fn check(&self, steps: &[Transform]) -> Result<(), TransformError> {
+        self.check_keeping(steps).map(|_| ())
+    }
+
+    /// As [`Prefix::check`], keeping what the check built: the prefix followed by `steps`
+    /// (as [`Prefix::extend`] makes it) where deciding took applying them to a copy, None
+    /// where a shortcut decided. A search keeps the checked children that enter its beam
+    /// rather than applying their steps again (an unroll-and-jam of a large body, with its
+    /// dependence check, is most of what extending a state costs).
+    pub fn check_keeping(&self, steps: &[Transform]) -> Result<Option<Prefix>, TransformError> {
         let mut whole = self.schedule.clone();
         whole.steps.extend(steps.iter().cloned());
         check_names(&self.program, &whole)?;
@@ -207,7 +222,7 @@ impl Prefix {
             [step] => {
                 let mut call = Call::new(self.clone.0);
                 if let Some(status) = step.check_in_place(&mut call, &mut self.memo.borrow_mut()) {
-                    return verdict(self.schedule.steps.len() + 1, step, status, call);
+                    return verdict(self.schedule.steps.len() + 1, step, status, call).map(|_| None);
                 }
             }
             // Combinations of a stage share their first steps (a tiling and each of its
@@ -220,22 +235,21 @@ impl Prefix {
                     self.extended.borrow_mut().insert(key.clone(), longer);
                 }
                 return match &self.extended.borrow()[&key] {
-                    Ok(longer) => longer.check(rest),
+                    Ok(longer) => longer.check_keeping(rest),
                     Err(e) => Err(e.clone()),
                 };
             }
             _ => {}
         }
-        // SAFETY: the prefix's clone is live; this copy is destroyed before returning.
-        let copy = unsafe { autosched_tx_clone(self.clone.0) };
-        let result = (|| {
-            for (i, step) in steps.iter().enumerate() {
-                run_step(copy, self.schedule.steps.len() + i + 1, step)?;
-            }
-            verify(copy)
-        })();
-        unsafe { autosched_tx_destroy(copy) };
-        result
+        // SAFETY: the prefix's clone is live; the copy is owned by the Prefix returned, or
+        // destroyed (by dropping that Prefix) when a step fails.
+        let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
+        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
+        for (i, step) in steps.iter().enumerate() {
+            run_step(copy.0, self.schedule.steps.len() + i + 1, step)?;
+        }
+        verify(copy.0)?;
+        Ok(Some(longer))
     }
 }
 
