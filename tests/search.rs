@@ -511,7 +511,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     // (transform::Prefix), deciding some kinds' steps without applying them (tile: from the
     // band's dependences and trip counts); it must accept and refuse exactly what a check
     // from scratch does, with the same reasons (step numbers included).
-    let (mut tiles, mut unrolls, mut combos, mut built) = ((0, 0), (0, 0), 0, 0);
+    let (mut tiles, mut unrolls, mut combos, mut built, mut inters) = ((0, 0), (0, 0), 0, 0, (0, 0));
     for (file, prefix) in [
         ("jacobi-2d.mlir", "tile(L0.0:32, L0.0.0:32)"),
         ("jacobi-2d.mlir", ""),
@@ -520,6 +520,7 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
         ("gemm.mlir", "interchange(L0.1.0, L0.1)"),
         ("2mm.mlir", "fuse(L0, L1, 1)"),
         ("2mm.mlir", "distribute(L0.0); distribute(L0)"),
+        ("conv2d.mlir", "fuse(L0, L1, 2)"),
     ] {
         let m = benchmark(file);
         let f = m.functions()[0];
@@ -545,6 +546,10 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
                 if stage == Stage::Tile {
                     tiles.0 += 1;
                     tiles.1 += a.as_ref().is_err_and(|e| e.contains("would reverse a dependence")) as usize;
+                }
+                if stage == Stage::Interchange {
+                    inters.0 += 1;
+                    inters.1 += a.as_ref().is_err_and(|e| e.contains("would reverse a dependence")) as usize;
                 }
                 if stage == Stage::Unroll {
                     unrolls.0 += 1;
@@ -577,6 +582,8 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     assert!(unrolls.0 > 20 && unrolls.1 > 2, "{unrolls:?}");
     assert!(combos > 20, "{combos}");
     assert!(built > 20, "{built}");
+    // Interchanges decided from their band's dependences, legal and not.
+    assert!(inters.0 > 50 && inters.1 > 5, "{inters:?}");
     // Sizes at and around the trip counts (seidel-2d: 30 x 1998 x 1998, not fully
     // permutable): the innermost loops a tile covers whole are not tiled in effect.
     let m = benchmark("seidel-2d.mlir");

@@ -23,6 +23,15 @@ extern "C" {
 int32_t autosched_tx_interchange(MlirOperation func, const char *const *names, size_t n,
                                  AutoschedTxReportFn fn, void *ctx);
 
+/// The verdicts of autosched_tx_interchange on `func` (unchanged) for `k` orders of the
+/// band of the `n` names `names`, its dependences analysed once: order o runs
+/// names[orders[o * n + j]] j-th. Returns AUTOSCHED_TX_OK and sets statuses[o] to
+/// AUTOSCHED_TX_OK or AUTOSCHED_TX_REFUSED_DEPENDENCE (no reason); or returns the refusal
+/// that every order shares (no such band, not rectangular, iter_args), with its reason.
+int32_t autosched_tx_interchange_orders(MlirOperation func, const char *const *names, size_t n,
+                                        const uint32_t *orders, size_t k, int32_t *statuses,
+                                        AutoschedTxReportFn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 //! `interchange(L0, L0.0.0, L0.0)`: reorder a perfectly nested band; the loops are listed
 //! outermost first in their new order.
 
-use super::{permutations, Names, Stage, TransformKind};
+use super::{permutations, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
@@ -98,5 +98,82 @@ impl TransformKind for Interchange {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; the names outlive the call.
         unsafe { ffi::autosched_tx_interchange(call.func, ptrs.as_ptr(), ptrs.len(), report, ctx) }
+    }
+
+    /// Decided from the band's dependences, analysed once per band and state for the orders
+    /// the search proposes of it: every order of two or three loops, the two rotations of
+    /// longer bands (an order given is one of them; the other is computed with it under
+    /// both readings). The analysis is what checking an interchange costs (a 7-deep
+    /// convolution's took 0.3 s). A refusal that is not a dependence's is left to `apply`,
+    /// for its reason.
+    fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
+        let n = self.order.len();
+        let mut set: Vec<&str> = self.order.iter().map(|l| l.as_str()).collect();
+        set.sort_unstable();
+        let mine: Vec<usize> = self.order.iter().map(|l| set.iter().position(|s| *s == l.as_str()).unwrap()).collect();
+        let known = |facts: &[i64]| facts.chunks(n + 1).find(|f| f[..n].iter().zip(&mine).all(|(a, b)| *a == *b as i64)).map(|f| f[n] as i32);
+        let key = format!("interchange {}", set.join(","));
+        let status = match memo.get(&key) {
+            Some(Err(_)) => return None,
+            Some(Ok(facts)) if known(facts).is_some() => known(facts)?,
+            _ => {
+                let orders = if n <= 3 {
+                    permutations(n)
+                } else {
+                    // Mine as the outermost loop sunk (the nest was its last loop first, then
+                    // the others), and as the innermost hoisted (its first loop last): each
+                    // reading's other rotation.
+                    let sunk_nest: Vec<usize> = [mine[n - 1]].into_iter().chain(mine[..n - 1].iter().copied()).collect();
+                    let hoisted_nest: Vec<usize> = mine[1..].iter().copied().chain([mine[0]]).collect();
+                    let hoist = |nest: &[usize]| -> Vec<usize> { nest[n - 1..].iter().chain(&nest[..n - 1]).copied().collect() };
+                    let sink = |nest: &[usize]| -> Vec<usize> { nest[1..].iter().chain(&nest[..1]).copied().collect() };
+                    vec![mine.clone(), hoist(&sunk_nest), sink(&hoisted_nest)]
+                };
+                let verdicts = match self.orders(call, &set, &orders) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        memo.insert(key, Err(e));
+                        return None;
+                    }
+                };
+                let facts = memo.entry(key).or_insert_with(|| Ok(Vec::new())).as_mut().ok()?;
+                for (o, v) in orders.iter().zip(verdicts) {
+                    facts.extend(o.iter().map(|&i| i as i64).chain([v as i64]));
+                }
+                known(facts)?
+            }
+        };
+        if status != ffi::AUTOSCHED_TX_OK as i32 {
+            // As Interchange.cpp words it.
+            let order: Vec<&str> = self.order.iter().map(|l| l.as_str()).collect();
+            call.say(&format!(
+                "interchange({}) would reverse a dependence (a dependence vector would become lexicographically negative)",
+                order.join(", ")
+            ));
+        }
+        Some(status)
+    }
+}
+
+impl Interchange {
+    /// The verdicts for `orders` (indices into `set`, the band's names) on `call.func`,
+    /// unchanged: autosched_tx_interchange_orders.
+    fn orders(&self, call: &mut Call, set: &[&str], orders: &[Vec<usize>]) -> Result<Vec<i32>, (i32, String)> {
+        let n = set.len();
+        let flat: Vec<u32> = orders.iter().flatten().map(|&i| i as u32).collect();
+        let mut statuses = vec![0i32; orders.len()];
+        let names: Vec<CString> = set.iter().map(|l| ffi::cstring(l)).collect();
+        let ptrs: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
+        let mut probe = Call::new(call.func);
+        let (report, ctx) = probe.report();
+        // SAFETY: the clone is live and only read; the buffers hold n names, k * n indices
+        // and k statuses, and outlive the call.
+        let status = unsafe {
+            ffi::autosched_tx_interchange_orders(call.func, ptrs.as_ptr(), n, flat.as_ptr(), orders.len(), statuses.as_mut_ptr(), report, ctx)
+        };
+        if status != ffi::AUTOSCHED_TX_OK as i32 {
+            return Err((status, probe.into_reason()));
+        }
+        Ok(statuses)
     }
 }
