@@ -151,10 +151,12 @@ impl Evaluator for ModelEvaluator<'_> {
             let Ok(featurized) = self.featurize(part) else { break };
             let (indices, items): (Vec<usize>, Vec<Featurized>) = featurized.into_iter().unzip();
             let model = model.clone();
-            let handle = std::thread::spawn(move || {
+            let spawned = std::thread::Builder::new().name("autosched-predict".into()).spawn(move || {
                 let refs: Vec<&Featurized> = items.iter().collect();
                 model.predict_members(&refs)
             });
+            // No thread to be had: `evaluate` predicts the rest on the search's.
+            let Ok(handle) = spawned else { break };
             self.started.push(Started { schedules: part.to_vec(), featurized: indices, handle });
             taken += part.len();
         }

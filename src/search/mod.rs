@@ -253,10 +253,11 @@ fn select_beam(mut states: Vec<Scored>, width: usize) -> Vec<Scored> {
     states.into_iter().zip(taken).filter(|(_, t)| *t).map(|(s, _)| s).collect()
 }
 
-/// Children a stage's checks built that are kept until the beam is chosen, at most: a
-/// stage rarely has more legal children checked by applying them (shortcuts decide tile
-/// sizes), and each holds a copy of the function.
-const MAX_BUILT: usize = 512;
+/// Children a stage's checks built that are kept until the beam is chosen, at most: each
+/// holds a copy of the function (a large function's copies would add up), and a stage
+/// rarely has more legal children checked by applying them (shortcuts decide tile sizes,
+/// interchanges and parallelizations); a child beyond them is extended again if chosen.
+const MAX_BUILT: usize = 256;
 
 /// Keeps the transformed child `s` that its check built, within [`MAX_BUILT`].
 fn keep(built: &mut HashMap<String, transform::Prefix>, s: &Schedule, kept: Option<transform::Prefix>) {
