@@ -113,9 +113,9 @@ impl TransformKind for Interchange {
         let mine: Vec<usize> = self.order.iter().map(|l| set.iter().position(|s| *s == l.as_str()).unwrap()).collect();
         let known = |facts: &[i64]| facts.chunks(n + 1).find(|f| f[..n].iter().zip(&mine).all(|(a, b)| *a == *b as i64)).map(|f| f[n] as i32);
         let key = format!("interchange {}", set.join(","));
-        let status = match memo.get(&key) {
+        let status = match memo.get(&key).map(|f| f.as_ref().map(|facts| known(facts))) {
             Some(Err(_)) => return None,
-            Some(Ok(facts)) if known(facts).is_some() => known(facts)?,
+            Some(Ok(Some(status))) => status,
             _ => {
                 let orders = if n <= 3 {
                     permutations(n)
