@@ -58,6 +58,10 @@ def parse_args(argv):
     p.add_argument("--out", required=True)
     p.add_argument("--mode", choices=sorted(MODES), default="tree")
     p.add_argument("--held-out", type=float, default=0.3, help="fraction of the programs kept for the figures")
+    p.add_argument("--fine-tune-programs", type=int, default=0,
+                   help="fine-tune on only the first N of the fine-tuning programs (0: all); the validation and "
+                        "held-out programs stay those of the whole data, so runs with several N on one "
+                        "measurement make a budget curve on one held-out set")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--max-lr", type=float, default=3e-4)
@@ -174,6 +178,11 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     data = data_mod.Featurized(args.data)
     train_p, val_p, held_p = split(len(data.programs), args.held_out, args.seed)
+    if args.fine_tune_programs:
+        if args.fine_tune_programs > len(train_p):
+            raise SystemExit(f"--fine-tune-programs {args.fine_tune_programs}: the data has {len(train_p)} "
+                             "fine-tuning programs")
+        train_p = train_p[:args.fine_tune_programs]
     if len(train_p) == 0:
         raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
     loaded = [load_base(b, data.layout["hash"]) for b in args.base]
@@ -208,6 +217,7 @@ def main(argv=None):
         "mode": args.mode,
         "points": int(len(data)),
         "programs": {"fine_tune": int(len(train_p)), "validation": int(len(val_p)), "held_out": int(len(held_p))},
+        "fine_tune_points": int(np.isin(data.program, train_p).sum()),
         "held_out_before": before,
         "held_out_after": after,
         "fine_tuning": fines[0],

@@ -406,25 +406,58 @@ unsigned depthOf(AffineForOp l) { return getNestingDepth(l); }
 FailureOr<bool> carriesWithin(AffineForOp loop, int64_t span,
                               function_ref<bool(Operation *, Operation *)> pick,
                               const Report &report) {
+  Carried c = carriedWithinSpans(loop, {span}, pick, report).front();
+  if (c == Carried::Unanalysable)
+    return failure();
+  return c == Carried::Yes;
+}
+
+SmallVector<Carried> carriedWithinSpans(AffineForOp loop, ArrayRef<int64_t> spans,
+                                        function_ref<bool(Operation *, Operation *)> pick,
+                                        const Report &report) {
+  // Each span's verdict is decided by the first pair (in carriesWithin's order) that
+  // cannot be analysed or carries a dependence within it; undecided at the end: No.
+  SmallVector<Carried> out(spans.size(), Carried::No);
+  SmallVector<bool> decided(spans.size(), false);
   unsigned pos = depthOf(loop);
   auto accesses = accessesIn(loop, report);
   if (failed(accesses))
-    return failure();
+    return SmallVector<Carried>(spans.size(), Carried::Unanalysable);
+  // The spans from the largest: the ranges [1, span - 1] nest, so a pair with no distance
+  // in the largest undecided range has none in the smaller ones.
+  SmallVector<unsigned> bySpan(spans.size());
+  for (unsigned k = 0; k < spans.size(); ++k)
+    bySpan[k] = k;
+  llvm::sort(bySpan, [&](unsigned a, unsigned b) { return spans[a] > spans[b]; });
+  unsigned left = spans.size();
   for (auto *src : *accesses)
     for (auto *dst : *accesses) {
+      if (left == 0)
+        return out;
       if (MemRefAccess(src).memref != MemRefAccess(dst).memref ||
           (!isa<AffineWriteOpInterface>(src) && !isa<AffineWriteOpInterface>(dst)) ||
           !pick(src, dst))
         continue;
       auto dep = exactDependence(src, dst, pos + 1, /*decide=*/false);
-      if (failed(dep))
-        return report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
-                             nameOf(loop)),
-               failure();
-      if (*dep && mayHave(**dep, {{pos, 1, span - 1}}))
-        return true;
+      if (failed(dep)) {
+        report.refuse("MLIR's dependence analysis could not analyse the accesses in " +
+                      nameOf(loop));
+        for (unsigned k = 0; k < spans.size(); ++k)
+          if (!decided[k])
+            out[k] = Carried::Unanalysable, decided[k] = true;
+        return out;
+      }
+      if (!*dep)
+        continue;
+      for (unsigned k : bySpan) {
+        if (decided[k])
+          continue;
+        if (!mayHave(**dep, {{pos, 1, spans[k] - 1}}))
+          break;
+        out[k] = Carried::Yes, decided[k] = true, --left;
+      }
     }
-  return false;
+  return out;
 }
 
 } // namespace autosched

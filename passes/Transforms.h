@@ -153,6 +153,18 @@ carriesWithin(mlir::affine::AffineForOp loop, int64_t span,
               llvm::function_ref<bool(mlir::Operation *src, mlir::Operation *dst)> pick,
               const Report &report);
 
+/// carriesWithin's verdict for each of several spans.
+enum class Carried : uint8_t { No = 0, Yes = 1, Unanalysable = 2 };
+
+/// carriesWithin's verdict for each of `spans`, every pair of accesses analysed once (a
+/// vectorization checked at several widths): the same verdict, span by span, as
+/// carriesWithin gives for it alone, Unanalysable where it fails (the first such reason
+/// is reported).
+mlir::SmallVector<Carried>
+carriedWithinSpans(mlir::affine::AffineForOp loop, mlir::ArrayRef<int64_t> spans,
+                   llvm::function_ref<bool(mlir::Operation *src, mlir::Operation *dst)> pick,
+                   const Report &report);
+
 } // namespace autosched
 
 #endif // AFFINE_AUTOSCHED_TRANSFORMS_H

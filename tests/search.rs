@@ -604,6 +604,76 @@ fn checking_from_a_prefix_agrees_with_checking_the_whole_schedule() {
     }
 }
 
+/// A vectorization checked in a search state uses the loop's dependence verdicts learned
+/// once for every width (`apply_in_check`): the same verdicts and reasons as a check from
+/// scratch, width by width, also where widths differ (a distance of 8 stops 16 lanes only)
+/// and where several loops carry the name (an unroll's clean-up loop).
+#[test]
+fn vectorize_verdicts_learned_once_per_loop_are_those_of_each_width() {
+    let m = LoadedModule::from_source(
+        "func.func @k(%a: memref<64x1024xf32>, %b: memref<64x1024xf32>, %c: memref<64x1024xf32>) {
+           affine.for %i = 0 to 64 {
+             affine.for %j = 0 to 1000 {
+               %v = affine.load %a[%i, %j] : memref<64x1024xf32>
+               %r = arith.mulf %v, %v : f32
+               affine.store %r, %a[%i, %j + 8] : memref<64x1024xf32>
+             }
+             affine.for %j = 1 to 1003 {
+               %v = affine.load %b[%i, %j - 1] : memref<64x1024xf32>
+               %r = arith.addf %v, %v : f32
+               affine.store %r, %b[%i, %j] : memref<64x1024xf32>
+             }
+             affine.for %j = 0 to 1000 {
+               %v = affine.load %a[%i, %j] : memref<64x1024xf32>
+               affine.store %v, %c[%i, %j] : memref<64x1024xf32>
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let mut verdicts = HashMap::new();
+    for prefix in ["", "tile(L0.0:100)", "unroll(L0.2:3)"] {
+        let prefix: Schedule = prefix.parse().unwrap();
+        let from = transform::Prefix::new(f, &prefix).unwrap();
+        let steps = candidates(&p, &prefix, Stage::Vectorize);
+        let mut legal = Vec::new();
+        for step in &steps {
+            let mut whole = prefix.clone();
+            whole.steps.push(step.clone());
+            let a = from.check(std::slice::from_ref(step)).map_err(|e| e.to_string());
+            assert_eq!(a, transform::check(f, &whole).map_err(|e| e.to_string()), "{whole}");
+            if a.is_ok() {
+                legal.push(step.clone());
+            }
+            verdicts.insert(whole.to_string(), a.is_ok());
+        }
+        for combo in combinations(&p, &prefix, Stage::Vectorize, &legal) {
+            let mut whole = prefix.clone();
+            whole.steps.extend(combo.iter().cloned());
+            assert_eq!(
+                from.check(&combo).map_err(|e| e.to_string()),
+                transform::check(f, &whole).map_err(|e| e.to_string()),
+                "{whole}"
+            );
+        }
+    }
+    // Distance 8: 4 and 8 lanes keep it, 16 do not; distance 1 stops every width; none: all.
+    for (schedule, legal) in [
+        ("vectorize(L0.0:4)", true),
+        ("vectorize(L0.0:8)", true),
+        ("vectorize(L0.0:16)", false),
+        ("vectorize(L0.1:4)", false),
+        ("vectorize(L0.2:16)", true),
+        ("tile(L0.0:100); vectorize(L0.0:8)", true),
+        ("tile(L0.0:100); vectorize(L0.0:16)", false),
+    ] {
+        assert_eq!(verdicts.get(schedule), Some(&legal), "{schedule}: {verdicts:?}");
+    }
+}
+
 #[test]
 fn accumulation_is_proposed_and_then_register_tiles_around_it() {
     let m = module("transform-interchange.mlir");

@@ -44,6 +44,21 @@ def test_adapt_smoke(tmp_path):
         assert result[key]["points"] > 0
     # The encoder stayed as it was: only the tree and the head were trained.
     assert result["fine_tuning"]["trained_parameters"] < result["fine_tuning"]["total_parameters"]
+    # A budget curve: fewer fine-tuning programs, the same held-out ones.
+    sys.path.insert(0, str(ROOT / "onnx"))
+    import adapt  # noqa: E402
+    members = [str(tmp_path / "base" / "model.pt"), str(tmp_path / "base" / "model.seed1.pt")]
+    assert adapt.main(["--base", *members, "--data", str(tmp_path / "work" / "features"),
+                       "--out", str(tmp_path / "curve"), "--fine-tune-programs", "1", "--no-scratch", "--quiet",
+                       "--epochs", "1"]) == 0
+    curve = json.loads((tmp_path / "curve" / "adapt.json").read_text())
+    assert curve["programs"]["fine_tune"] == 1
+    assert curve["programs"]["held_out"] == result["programs"]["held_out"]
+    assert curve["held_out_before"] == result["held_out_before"]
+    assert 0 < curve["fine_tune_points"] <= result["fine_tune_points"]
+    with pytest.raises(SystemExit, match="fine-tuning programs"):
+        adapt.main(["--base", str(tmp_path / "base" / "model.pt"), "--data", str(tmp_path / "work" / "features"),
+                    "--out", str(tmp_path / "curve"), "--fine-tune-programs", "1000", "--no-scratch", "--quiet"])
     # The pass takes the adapted model.
     p = subprocess.run(["mlir-opt-22", f"--load-pass-plugin={PLUGIN}", "--mlir-print-op-on-diagnostic=false",
                         f"--pass-pipeline=builtin.module(func.func(affine-autosched{{model={out}}}))",

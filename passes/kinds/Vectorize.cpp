@@ -54,20 +54,26 @@ bool usedAsIndexOnly(Value v) {
 /// the body (the source's vector operation runs first, over all lanes: A[i] = ..; .. =
 /// A[i - 1] stays right). A source at or after its sink in the body, at a distance below
 /// the group's span, would be reordered or run in the same vector operation.
-int32_t checkVectorize(AffineForOp loop, int64_t width, StringRef name, const Report &report) {
+/// The accesses a group of lanes may reorder: any pair but a source before its sink in the
+/// body (an innermost loop: every access is an operation of its body).
+bool mayReorder(Operation *src, Operation *dst) {
+  return !(src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst));
+}
+
+/// `known`: the dependence verdict at this width when a check learned it already
+/// (autosched_tx_vectorize_carried), Unanalysable to analyse here.
+int32_t checkVectorize(AffineForOp loop, int64_t width, StringRef name, Carried known,
+                       const Report &report) {
   if (loop.getNumIterOperands() > 0)
     return checkParallel(loop, name, report); // the reduction's refusal
-  // An innermost loop: every access is an operation of its body; a source before its sink
-  // in the body keeps its order.
-  auto carries = carriesWithin(
-      loop, width * loop.getStepAsInt(),
-      [](Operation *src, Operation *dst) {
-        return !(src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst));
-      },
-      report);
-  if (failed(carries))
-    return AUTOSCHED_TX_REFUSED;
-  if (*carries)
+  bool carries = known == Carried::Yes;
+  if (known == Carried::Unanalysable) {
+    auto analysed = carriesWithin(loop, width * loop.getStepAsInt(), mayReorder, report);
+    if (failed(analysed))
+      return AUTOSCHED_TX_REFUSED;
+    carries = *analysed;
+  }
+  if (carries)
     return report.refuseDependence(
         name.str() + " carries a dependence shorter than " + std::to_string(width) +
         " iterations from an operation to one before it in the body (or to itself)");
@@ -159,13 +165,10 @@ void markInBounds(AffineForOp loop) {
   });
 }
 
-} // namespace
-
-extern "C" {
-
-int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
-                               AutoschedTxReportFn fn, void *ctx) {
-  Report report{fn, ctx};
+/// autosched_tx_vectorize, with the dependence verdicts of the loops named `name` (in
+/// pre-order) where a check learned them: `known` empty, or one per loop.
+int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<Carried> known,
+                  const Report &report) {
   auto f = funcOf(func);
   auto found = requireLoops(f, name, report);
   if (failed(found))
@@ -174,7 +177,9 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
   std::string n(name);
   // NestedPattern allocates in a (thread-local) arena that must be set up first.
   NestedPatternContext patternArena;
-  for (auto l : loops) {
+  if (known.size() != loops.size())
+    known = {};
+  for (auto [i, l] : llvm::enumerate(loops)) {
     if (!isInnermost(l))
       return report.refuse(n + " is not an innermost loop");
     if (l.getStepAsInt() != 1)
@@ -192,7 +197,8 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
       return report.refuse(n + " has a max or min bound and a trip count that is not a "
                                "known multiple of " + std::to_string(width) +
                                " (its remainder loop cannot be bounded)");
-    if (int32_t status = checkVectorize(l, width, n, report); status != AUTOSCHED_TX_OK)
+    Carried verdict = known.empty() ? Carried::Unanalysable : known[i];
+    if (int32_t status = checkVectorize(l, width, n, verdict, report); status != AUTOSCHED_TX_OK)
       return status;
     NestedPattern vectorTransfers =
         matcher::Op([](Operation &op) { return isa<vector::TransferReadOp,
@@ -240,6 +246,48 @@ int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t wid
     markInBounds(newLoop);
   }
   return AUTOSCHED_TX_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
+                               AutoschedTxReportFn fn, void *ctx) {
+  return vectorize(func, name, width, {}, Report{fn, ctx});
+}
+
+int32_t autosched_tx_vectorize_carried(MlirOperation func, const char *name,
+                                       const int64_t *widths, size_t nWidths, uint8_t *carried,
+                                       size_t capacity, size_t *nLoops, AutoschedTxReportFn fn,
+                                       void *ctx) {
+  Report report{fn, ctx};
+  auto found = requireLoops(funcOf(func), name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  *nLoops = found->size();
+  // The question checkVectorize asks, where autosched_tx_vectorize would reach it (an
+  // innermost loop of step 1 without iter_args); elsewhere left to it (Unanalysable).
+  Report silent{nullptr, nullptr};
+  for (auto [i, l] : llvm::enumerate(*found)) {
+    if (i >= capacity)
+      break;
+    SmallVector<Carried> verdicts(nWidths, Carried::Unanalysable);
+    if (isInnermost(l) && l.getStepAsInt() == 1 && l.getNumIterOperands() == 0)
+      verdicts = carriedWithinSpans(l, ArrayRef<int64_t>(widths, nWidths), mayReorder, silent);
+    for (size_t k = 0; k < nWidths; ++k)
+      carried[i * nWidths + k] = static_cast<uint8_t>(verdicts[k]);
+  }
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_vectorize_known(MlirOperation func, const char *name, int64_t width,
+                                     const uint8_t *carried, size_t nLoops,
+                                     AutoschedTxReportFn fn, void *ctx) {
+  SmallVector<Carried> known;
+  for (size_t i = 0; i < nLoops; ++i)
+    known.push_back(carried[i] <= 2 ? static_cast<Carried>(carried[i]) : Carried::Unanalysable);
+  return vectorize(func, name, width, known, Report{fn, ctx});
 }
 
 } // extern "C"

@@ -28,6 +28,23 @@ extern "C" {
 int32_t autosched_tx_vectorize(MlirOperation func, const char *name, int64_t width,
                                AutoschedTxReportFn fn, void *ctx);
 
+/// The dependence verdict autosched_tx_vectorize would reach for each of `widths`, for each
+/// loop named `name` (pre-order), func unchanged: carried[loop * nWidths + k] is 0 (no
+/// dependence stops width k), 1 (one does) or 2 (not decided here: left to the step). The
+/// accesses are analysed once for all widths. *nLoops: how many loops carry the name (at
+/// most `capacity` are written). Refused when there is none.
+int32_t autosched_tx_vectorize_carried(MlirOperation func, const char *name,
+                                       const int64_t *widths, size_t nWidths, uint8_t *carried,
+                                       size_t capacity, size_t *nLoops, AutoschedTxReportFn fn,
+                                       void *ctx);
+
+/// autosched_tx_vectorize with the verdicts autosched_tx_vectorize_carried gave for this
+/// width on this function (one per loop): the same status and reason, without analysing
+/// the dependences again.
+int32_t autosched_tx_vectorize_known(MlirOperation func, const char *name, int64_t width,
+                                     const uint8_t *carried, size_t nLoops,
+                                     AutoschedTxReportFn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -246,7 +246,15 @@ impl Prefix {
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
         let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
         for (i, step) in steps.iter().enumerate() {
-            run_step(copy.0, self.schedule.steps.len() + i + 1, step)?;
+            let n = self.schedule.steps.len() + i + 1;
+            if i == 0 {
+                // The copy is still this prefix's IR: the kind may use what it learned here.
+                let mut call = Call::new(copy.0);
+                let status = step.apply_in_check(&mut call, &mut self.memo.borrow_mut());
+                verdict(n, step, status, call)?;
+            } else {
+                run_step(copy.0, n, step)?;
+            }
         }
         verify(copy.0)?;
         Ok(Some(longer))

@@ -88,6 +88,14 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     fn check_in_place(&self, _call: &mut Call, _memo: &mut Memo) -> Option<i32> {
         None
     }
+    /// As [`TransformKind::apply`], on a copy of a search state made to check the step
+    /// there (no shortcut decided it): facts the kind keeps in the state's `memo` may stand
+    /// in for analyses of `call.func`, which is still that state's IR (the steps of a state
+    /// that differ only in a parameter share one analysis: a loop's dependences decide every
+    /// vector width). Same status and reason as `apply`, which is the default.
+    fn apply_in_check(&self, call: &mut Call, _memo: &mut Memo) -> i32 {
+        self.apply(call)
+    }
     /// The status [`TransformKind::apply`] would return on `call.func` (unchanged) when its
     /// dependence verdict is known to be legal from elsewhere: only the cheap checks (the
     /// loops exist, the step's structural conditions). None: the kind has no such split,
@@ -234,6 +242,12 @@ macro_rules! registry {
             pub(crate) fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
                 match self {
                     $(Transform::$variant(k) => k.check_in_place(call, memo),)*
+                }
+            }
+
+            pub(crate) fn apply_in_check(&self, call: &mut Call, memo: &mut Memo) -> i32 {
+                match self {
+                    $(Transform::$variant(k) => k.apply_in_check(call, memo),)*
                 }
             }
 

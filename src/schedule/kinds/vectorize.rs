@@ -1,6 +1,6 @@
 //! `vectorize(L0.0.0:8)`: vectorize an innermost loop with a number of lanes.
 
-use super::{write_pairs, Names, Stage, TransformKind};
+use super::{write_pairs, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
@@ -89,5 +89,63 @@ impl TransformKind for Vectorize {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; the name outlives the call.
         unsafe { ffi::autosched_tx_vectorize(call.func, name.as_ptr(), self.width as i64, report, ctx) }
+    }
+
+    /// The loop's dependences decide every width: analysed once per loop and state for the
+    /// search's widths (autosched_tx_vectorize_carried), the verdict for this width given
+    /// to the step (the rest of the vectorizer's checks, and the vectorizing, still run).
+    fn apply_in_check(&self, call: &mut Call, memo: &mut Memo) -> i32 {
+        let Some(k) = SEARCH_WIDTHS.iter().position(|w| *w == self.width) else {
+            return self.apply(call);
+        };
+        let facts = memo.entry(format!("vectorize {}", self.target)).or_insert_with(|| self.carried(call));
+        let Ok(facts) = facts else { return self.apply(call) };
+        let known: Vec<u8> = facts.chunks(SEARCH_WIDTHS.len()).map(|c| c[k] as u8).collect();
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name and verdicts outlive the call.
+        unsafe {
+            ffi::autosched_tx_vectorize_known(call.func, name.as_ptr(), self.width as i64, known.as_ptr(), known.len(), report, ctx)
+        }
+    }
+}
+
+impl Vectorize {
+    /// The dependence verdicts of the loops named `target` in `call.func` (unchanged) at
+    /// each search width, a row per loop; Err when the name has no loop (the step's own
+    /// refusal says so).
+    fn carried(&self, call: &mut Call) -> Result<Vec<i64>, (i32, String)> {
+        let name = ffi::cstring(self.target.as_str());
+        let widths: Vec<i64> = SEARCH_WIDTHS.iter().map(|w| *w as i64).collect();
+        let mut capacity = 4;
+        loop {
+            let mut carried = vec![0u8; capacity * widths.len()];
+            let mut loops = 0usize;
+            let mut probe = Call::new(call.func);
+            let (report, ctx) = probe.report();
+            // SAFETY: the clone is live and only read; the buffer holds capacity rows of
+            // widths.len() verdicts; everything outlives the call.
+            let status = unsafe {
+                ffi::autosched_tx_vectorize_carried(
+                    call.func,
+                    name.as_ptr(),
+                    widths.as_ptr(),
+                    widths.len(),
+                    carried.as_mut_ptr(),
+                    capacity,
+                    &mut loops,
+                    report,
+                    ctx,
+                )
+            };
+            if status != ffi::AUTOSCHED_TX_OK as i32 {
+                return Err((status, probe.into_reason()));
+            }
+            if loops <= capacity {
+                carried.truncate(loops * widths.len());
+                return Ok(carried.into_iter().map(i64::from).collect());
+            }
+            capacity = loops;
+        }
     }
 }
