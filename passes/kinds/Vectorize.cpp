@@ -47,6 +47,12 @@ bool usedAsIndexOnly(Value v) {
   return true;
 }
 
+/// The accesses a group of lanes may reorder: any pair but a source before its sink in the
+/// body (an innermost loop: every access is an operation of its body).
+bool mayReorder(Operation *src, Operation *dst) {
+  return !(src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst));
+}
+
 /// Vectorizing `loop` by `width` runs each group of `width` consecutive iterations as one:
 /// every operation of the body at once over its lanes, in the body's order. A dependence
 /// carried by the loop keeps its order when its sink is in a later group (a distance of
@@ -54,12 +60,7 @@ bool usedAsIndexOnly(Value v) {
 /// the body (the source's vector operation runs first, over all lanes: A[i] = ..; .. =
 /// A[i - 1] stays right). A source at or after its sink in the body, at a distance below
 /// the group's span, would be reordered or run in the same vector operation.
-/// The accesses a group of lanes may reorder: any pair but a source before its sink in the
-/// body (an innermost loop: every access is an operation of its body).
-bool mayReorder(Operation *src, Operation *dst) {
-  return !(src != dst && src->getBlock() == dst->getBlock() && src->isBeforeInBlock(dst));
-}
-
+///
 /// `known`: the dependence verdict at this width when a check learned it already
 /// (autosched_tx_vectorize_carried), Unanalysable to analyse here.
 int32_t checkVectorize(AffineForOp loop, int64_t width, StringRef name, Carried known,
