@@ -12,6 +12,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "onnx"))
 
+import adapt  # noqa: E402
 import train  # noqa: E402
 
 AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
@@ -45,8 +46,6 @@ def test_adapt_smoke(tmp_path):
     # The encoder stayed as it was: only the tree and the head were trained.
     assert result["fine_tuning"]["trained_parameters"] < result["fine_tuning"]["total_parameters"]
     # A budget curve: fewer fine-tuning programs, the same held-out ones.
-    sys.path.insert(0, str(ROOT / "onnx"))
-    import adapt  # noqa: E402
     members = [str(tmp_path / "base" / "model.pt"), str(tmp_path / "base" / "model.seed1.pt")]
     assert adapt.main(["--base", *members, "--data", str(tmp_path / "work" / "features"),
                        "--out", str(tmp_path / "curve"), "--fine-tune-programs", "1", "--no-scratch", "--quiet",
