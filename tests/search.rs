@@ -780,3 +780,85 @@ fn scores_predicted_beside_the_search_are_those_of_one_call() {
     assert!(astray.start(&children[..300]) > 0);
     assert!(close(&astray.evaluate(&children[1..]).unwrap(), &expected[1..]));
 }
+
+/// Scores as the model sees gemm's i-j-k nest (benchmarks/kernels/gemm-1024.mlir): i-k-j
+/// pays at once (2x), the other orders lose; tiling, or accumulating C[i][j] in the k loop,
+/// alone gains nothing; a register tile (accumulate and both loops above it
+/// unroll-and-jammed) pays 4x, but only whole.
+struct RegisterTilePays;
+
+impl affine_autosched::search::Evaluator for RegisterTilePays {
+    fn evaluate(&mut self, schedules: &[Schedule]) -> Result<Vec<Option<f32>>, affine_autosched::search::SearchError> {
+        Ok(schedules
+            .iter()
+            .map(|s| {
+                let kinds: Vec<&str> = s.steps.iter().map(|t| t.kind()).collect();
+                let unrolls = kinds.iter().filter(|k| **k == "unroll").count();
+                let text = s.to_string();
+                let score = if text.starts_with("interchange(L0, L0.0.0, L0.0)") {
+                    2.0
+                } else if kinds.contains(&"interchange") {
+                    0.5
+                } else if kinds.contains(&"accumulate") && unrolls >= 2 {
+                    4.0
+                } else {
+                    1.0
+                };
+                Some(score - 0.0001 * s.steps.len() as f32)
+            })
+            .collect())
+    }
+}
+
+/// A band of three loops whose innermost reduces into an element that moves with the outer
+/// two, one element per iteration of the middle one (C[i][j] over i, j, k), is also tried as
+/// a register tile at the Tile stage: tiled, accumulated and jammed in one child. Each part
+/// alone gains nothing, so a beam that scores the stages' steps one by one drops the tiling
+/// before the stages that would show its worth.
+#[test]
+fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
+    use affine_autosched::search::candidates::lookahead;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/kernels/gemm-1024.mlir");
+    let m = LoadedModule::from_file(&path).unwrap();
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let identity = Schedule::default();
+    let legal = candidates(&p, &identity, Stage::Tile);
+    let sequences = lookahead(&p, &identity, Stage::Tile, &legal);
+    assert!(!sequences.is_empty());
+    for seq in &sequences {
+        let s = Schedule { steps: seq.clone() };
+        let kinds: Vec<&str> = seq.iter().map(|t| t.kind()).collect();
+        assert_eq!(kinds, ["tile", "accumulate", "unroll", "unroll"], "{s}");
+        let text = s.to_string();
+        assert!(text.contains("accumulate(L0.0.0); unroll(L0:") && text.contains("unroll(L0.0:"), "{text}");
+        transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    // k no longer innermost (i-k-j), or the columns loop is i (C[i][j] strided along it):
+    // no register tile of that band.
+    for state in ["interchange(L0, L0.0.0, L0.0)", "interchange(L0.0, L0)"] {
+        let state: Schedule = state.parse().unwrap();
+        let legal = candidates(&p, &state, Stage::Tile);
+        assert!(lookahead(&p, &state, Stage::Tile, &legal).is_empty(), "{state}");
+    }
+    // Only the lookahead lets the search find the register tile: no stage's step alone pays.
+    let r = affine_autosched::search::search(f, &p, &mut RegisterTilePays, SearchConfig { beam_width: 4, max_depth: 6 }).unwrap();
+    let best = &r.best().schedule;
+    assert!(r.best().score > 3.0, "best {best} ({})", r.best().score);
+    transform::check(f, best).unwrap_or_else(|e| panic!("{best}: {e}"));
+}
+
+/// Structures are loop nests, not step texts: two interchanges that build the same nest are
+/// one structure (the beam's diversity and hybrid's finalists count it once).
+#[test]
+fn loop_structures_are_the_nests_the_steps_build() {
+    use affine_autosched::search::loop_structure;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/kernels/gemm-1024.mlir");
+    let m = LoadedModule::from_file(&path).unwrap();
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let of = |s: &str| loop_structure(&p, &s.parse().unwrap());
+    assert_eq!(of("interchange(L0, L0.0.0, L0.0)"), of("interchange(L0.0.0, L0.0); tile(L0:32)"));
+    assert_ne!(of("interchange(L0, L0.0.0, L0.0)"), of(""));
+    assert_eq!(of(""), of("tile(L0:64, L0.0:64, L0.0.0:64); accumulate(L0.0.0); unroll(L0:4)"));
+    assert_ne!(of("interchange(L0.0.0, L0, L0.0)"), of("interchange(L0, L0.0.0, L0.0)"));
+}

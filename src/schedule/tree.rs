@@ -113,6 +113,35 @@ impl Scheduled {
         Ok(s)
     }
 
+    /// How the loops nest, as text: each loop (by original id, distributed copy and tile level) with its
+    /// children in order, and computations by id. Schedules that build the same nest by
+    /// different steps (`interchange(L0, L0.0.0, L0.0)` and `interchange(L0.0.0, L0.0)`)
+    /// have the same nesting.
+    pub fn nesting(&self) -> String {
+        fn walk(t: &Scheduled, n: usize, out: &mut String) {
+            let ent = t.nodes[n].ent;
+            out.push_str(&format!("({}", ent.loop_id));
+            if ent.copy > 0 {
+                out.push_str(&format!("d{}", ent.copy));
+            }
+            if ent.tile > 0 {
+                out.push_str(&format!("t{}", ent.tile));
+            }
+            for k in &t.nodes[n].children {
+                match k {
+                    Kid::Node(c) => walk(t, *c, out),
+                    Kid::Comp(c) => out.push_str(&format!(" c{c}")),
+                }
+            }
+            out.push(')');
+        }
+        let mut out = String::new();
+        for &r in &self.roots {
+            walk(self, r, &mut out);
+        }
+        out
+    }
+
     fn add_subtree(&mut self, program: &Program, id: LoopId, parent: Option<usize>) -> usize {
         let index = self.nodes.len();
         let ent = Ent::point(id);

@@ -30,3 +30,11 @@ pub fn combinations(program: &Program, schedule: &Schedule, stage: Stage, legal:
     let Ok(tree) = Scheduled::new(program, schedule) else { return Vec::new() };
     stage.combinations(program, &tree, legal)
 }
+
+/// Sequences of steps that begin at this stage and go on with later stages' steps, from the
+/// single steps of the stage found legal after `schedule` (each kind's `lookahead`): the
+/// caller checks their legality as a whole.
+pub fn lookahead(program: &Program, schedule: &Schedule, stage: Stage, legal: &[Transform]) -> Vec<Vec<Transform>> {
+    let Ok(tree) = Scheduled::new(program, schedule) else { return Vec::new() };
+    stage.lookahead(program, &tree, legal)
+}

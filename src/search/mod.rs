@@ -18,10 +18,11 @@ use crate::cost_model::{CostModel, Interval, ModelError};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
+use crate::schedule::tree::Scheduled;
 use crate::schedule::{Schedule, Transform};
 use crate::transform;
 pub use crate::transform::base::{decided_at_base, unroll_base, Base};
-use candidates::{candidates, combinations, STAGES};
+use candidates::{candidates, combinations, lookahead, STAGES};
 pub use evaluate::{Evaluator, ExecutionEvaluator, ModelEvaluator};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -162,7 +163,9 @@ pub fn search(
                     Err(e) => log::trace!("{s}: {e}"),
                 }
             }
-            for combo in combinations(program, &state.schedule, stage, &legal) {
+            let mut sequences = combinations(program, &state.schedule, stage, &legal);
+            sequences.extend(lookahead(program, &state.schedule, stage, &legal));
+            for combo in sequences {
                 if state.schedule.steps.len() + combo.len() > cfg.max_depth {
                     continue;
                 }
@@ -196,7 +199,7 @@ pub fn search(
                 all.push(Scored { schedule: s, score });
             }
         }
-        let next = select_beam(next, cfg.beam_width.max(1));
+        let next = select_beam(next, cfg.beam_width.max(1), |s| loop_structure(program, s));
         let extending = Instant::now();
         prefixes = next_prefixes(prefixes, &parent_of, &next, built);
         log::debug!("{stage:?}: {:.3} s extending the beam's states", extending.elapsed().as_secs_f64());
@@ -219,13 +222,13 @@ pub fn search(
 }
 
 /// The next beam from the states and children of a stage (any order): the best state of each
-/// distinct loop [`structure`], best structures first, for up to half of the places, then
+/// distinct loop structure ([`loop_structure`]), best structures first, for up to half of the places, then
 /// the best of the rest; best first. A structural step often pays only after later stages
 /// (an interchange that puts a parallel loop innermost is worth little until the Vectorize
 /// stage vectorizes it), and a beam ranked by score alone fills up with refinements of
 /// one structure at the Tile stage (hundreds of tile sizes) and drops the others before the
 /// stage that would show their worth.
-fn select_beam(mut states: Vec<Scored>, width: usize) -> Vec<Scored> {
+fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedule) -> String) -> Vec<Scored> {
     states.sort_by(order);
     let diverse = width.div_ceil(2);
     let mut structures = HashSet::new();
@@ -463,6 +466,14 @@ pub fn structure(s: &Schedule) -> String {
     steps.join("; ")
 }
 
+/// The loop nest a schedule's structural steps build ([`Scheduled::nesting`]): schedules
+/// that reach one nest by different steps are one structure. [`structure`]'s text where the
+/// steps cannot be followed symbolically.
+pub fn loop_structure(program: &Program, s: &Schedule) -> String {
+    let structural = Schedule { steps: s.steps.iter().filter(|t| t.stage().structural()).cloned().collect() };
+    Scheduled::new(program, &structural).map(|t| t.nesting()).unwrap_or_else(|_| structure(s))
+}
+
 fn parallel(s: &Schedule) -> bool {
     s.steps.iter().any(|t| matches!(t, Transform::Parallelize(_)))
 }
@@ -474,11 +485,16 @@ fn parallel(s: &Schedule) -> bool {
 /// kernel of a few milliseconds is what the model knows least: gesummv's parallel schedules
 /// run 1.9x, its serial ones 1.0x, predicted alike); then the next best overall.
 pub fn finalists(ranked: &[Scored], k: usize) -> Vec<&Scored> {
+    finalists_by(ranked, k, structure)
+}
+
+/// [`finalists`], with structures told apart by `key` ([`loop_structure`] in the search).
+pub fn finalists_by(ranked: &[Scored], k: usize, key: impl Fn(&Schedule) -> String) -> Vec<&Scored> {
     let candidates: Vec<&Scored> = ranked.iter().filter(|s| !s.schedule.is_identity()).collect();
     let mut seen = HashSet::new();
     let mut out: Vec<&Scored> = Vec::new();
     for s in &candidates {
-        if out.len() < k && seen.insert(structure(&s.schedule)) {
+        if out.len() < k && seen.insert(key(&s.schedule)) {
             out.push(s);
         }
     }
@@ -695,7 +711,7 @@ pub fn optimize(
         EvaluatorKind::Execution => {
             result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect()
         }
-        _ => finalists(&result.ranked, cfg.measure_top_k),
+        _ => finalists_by(&result.ranked, cfg.measure_top_k, |s| loop_structure(program, s)),
     };
     // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
     // never scored has no prediction (NaN).

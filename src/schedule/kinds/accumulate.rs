@@ -18,6 +18,19 @@ pub struct Accumulate {
     pub target: LoopName,
 }
 
+/// Whether node `n` of the tree is a live point loop holding, directly, a computation that
+/// reduces along it (the loops `accumulate` may name).
+pub(super) fn reduces_in(program: &Program, tree: &Scheduled, n: usize) -> bool {
+    let node = &tree.nodes[n];
+    if node.ent.is_tile() || tree.node_of(node.ent) != Some(n) {
+        return false;
+    }
+    node.children.iter().any(|k| match k {
+        Kid::Comp(c) => program.computations[*c].reduction_loops.contains(&node.ent.loop_id),
+        Kid::Node(_) => false,
+    })
+}
+
 impl TransformKind for Accumulate {
     const NAME: &'static str = "accumulate";
     const FEATURES: &'static [(&'static str, FieldKind)] = &[("accumulated", FieldKind::Bool)];
@@ -58,15 +71,8 @@ impl TransformKind for Accumulate {
     /// move in the loop and it loads the element it stores: `ir`'s reduction).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
-        for (n, node) in tree.nodes.iter().enumerate() {
-            if node.ent.is_tile() || tree.node_of(node.ent) != Some(n) {
-                continue;
-            }
-            let reduces = node.children.iter().any(|k| match k {
-                Kid::Comp(c) => program.computations[*c].reduction_loops.contains(&node.ent.loop_id),
-                Kid::Node(_) => false,
-            });
-            if reduces {
+        for n in 0..tree.nodes.len() {
+            if reduces_in(program, tree, n) && tree.tag(tree.nodes[n].ent, Stage::Accumulate).is_none() {
                 out.push(Accumulate { target: tree.name(program, n) });
             }
         }

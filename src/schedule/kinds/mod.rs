@@ -76,6 +76,17 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     /// Whether [`TransformKind::combinations`] can return anything (the walk then tries
     /// every candidate, as the search does).
     const HAS_COMBINATIONS: bool = false;
+    /// Sequences that begin with one of this kind's legal single steps (`legal`, in
+    /// candidate order) and go on with steps of later stages, for steps whose worth shows
+    /// only with those: the search checks and scores them at this stage, as children of the
+    /// state. A beam that scores each stage's steps alone drops them before the stage that
+    /// would show their worth (gemm's i-j-k band tiled runs no faster until `accumulate` and
+    /// two unroll-and-jams make a register tile of it, and then runs 2x the best other
+    /// schedule). Every step is one the later stages propose on their own, so the random
+    /// walks of the data generator reach the same schedules. None by default.
+    fn lookahead(_program: &Program, _tree: &Scheduled, _legal: &[Self]) -> Vec<Vec<Transform>> {
+        Vec::new()
+    }
     /// Checks and applies the step on the tagged clone (`call.func`): one typed call into
     /// `passes/kinds/<Kind>.cpp`, returning its status.
     fn apply(&self, call: &mut Call) -> i32;
@@ -340,6 +351,24 @@ macro_rules! registry {
                             .into_iter()
                             .map(|c| c.into_iter().map(Transform::$variant).collect())
                             .collect()
+                    })*
+                }
+            }
+        }
+
+        impl Stage {
+            pub(crate) fn lookahead(self, program: &Program, tree: &Scheduled, legal: &[Transform]) -> Vec<Vec<Transform>> {
+                match self {
+                    $(Stage::$variant => {
+                        let mine: Vec<$variant> = legal
+                            .iter()
+                            .filter_map(|t| match t {
+                                Transform::$variant(k) => Some(k.clone()),
+                                #[allow(unreachable_patterns)]
+                                _ => None,
+                            })
+                            .collect();
+                        <$variant as TransformKind>::lookahead(program, tree, &mine)
                     })*
                 }
             }

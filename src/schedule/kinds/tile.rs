@@ -4,7 +4,7 @@
 //! Tiling the tile loops again (`tile(L0.t:4, L0.0.t:2)`, sizes in tiles) makes tiles of
 //! tiles, for a second cache level: `L0.t.t` above `L0.t` above `L0`.
 
-use super::{write_pairs, Memo, Names, Stage, TransformKind};
+use super::{write_pairs, Memo, Names, Stage, Transform, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Kid, LoopAt, Node, Scheduled, TreeError};
@@ -20,6 +20,35 @@ pub const TILE_SIZES: [u32; 4] = [16, 32, 64, 128];
 /// How many first-level tiles a second-level tile holds along each loop, the classes the
 /// search proposes (each also fitted to the tile loop's trip count).
 pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
+
+/// Register tiles (rows, columns) tried at the Tile stage on a band whose innermost loop can
+/// accumulate (see [`Tile::lookahead`]); the Unroll stage tries all of
+/// [`super::unroll::REGISTER_TILES`] around accumulating loops. 4x16 to 8x16 fill half to
+/// all of 16 AVX2 registers with 8-lane vectors, and half of AVX-512's 32 with 16 lanes.
+const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 3] = [(4, 16), (8, 16), (4, 32)];
+
+/// Tilings per state extended into register tiles at the Tile stage, at most.
+const LOOKAHEAD_TILINGS: usize = 3;
+
+/// Whether the band `[rows, columns, k]` (point loops, `k` innermost) has the shape of a
+/// contraction's register tile: a computation held by `k` that reduces along it stores to
+/// an element that moves with `rows` and moves by one element along `columns` in its last
+/// subscript (C[i][j] over i, j, k), so that the jammed columns are consecutive elements,
+/// which the vectorizer turns into whole vector accumulators.
+fn register_tile_shaped(program: &Program, tree: &Scheduled, band: &[usize]) -> bool {
+    let [rows, cols, k] = band else { return false };
+    let id = |n: &usize| tree.nodes[*n].ent.loop_id;
+    tree.nodes[*k].children.iter().any(|kid| {
+        let Kid::Comp(c) = kid else { return false };
+        let comp = &program.computations[*c];
+        let column = |n: &usize| comp.iterators.iter().position(|l| *l == id(n));
+        let (Some(r), Some(j)) = (column(rows), column(cols)) else { return false };
+        let m = &comp.store.matrix;
+        comp.reduction_loops.contains(&id(k))
+            && m.iter().any(|row| row[r] != 0)
+            && m.last().is_some_and(|last| last[j] == 1)
+    })
+}
 
 /// Second-level tilings proposed per stage, at most: of the first legal single tilings of
 /// bands of two or three loops (the ones with reuse across a cache level's tiles).
@@ -212,6 +241,50 @@ impl TransformKind for Tile {
                 let outer = Tile { band: t.band.iter().zip(&fitted).map(|((l, _), f)| (l.tile_loop(), *f)).collect() };
                 seen.push(fitted);
                 out.push(vec![t.clone(), outer]);
+            }
+        }
+        out
+    }
+
+    /// A legal tiling of a band of three loops whose innermost reduces along itself (gemm's
+    /// i-j-k, C[i][j] in k), with whole tiles along the two outer loops (constant bounds,
+    /// which unroll-and-jam needs), and tiles of at least 32, taken on to a register tile:
+    /// `accumulate` of the innermost, then unroll-and-jam of the outer two
+    /// ([`LOOKAHEAD_REGISTER_TILES`], rows first as the Unroll stage does). Tiled alone, or
+    /// accumulating alone, such a band runs no faster than before, so the beam would drop it.
+    fn lookahead(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Transform>> {
+        let mut out = Vec::new();
+        let leaves = tree.innermost();
+        let mut tilings = 0;
+        for t in legal.iter().filter(|t| t.band.len() == 3) {
+            let nodes: Option<Vec<usize>> = t.band.iter().map(|(l, _)| tree.node_named(program, l)).collect();
+            let Some(nodes) = nodes else { continue };
+            let k = nodes[2];
+            if !leaves.contains(&k) || !super::accumulate::reduces_in(program, tree, k) || !register_tile_shaped(program, tree, &nodes) {
+                continue;
+            }
+            let whole = t.band[..2]
+                .iter()
+                .zip(&nodes)
+                .all(|((_, size), n)| tree.trip_count(program, *n).is_some_and(|trips| trips % *size as i64 == 0));
+            if !whole || t.band.iter().any(|(_, size)| *size < 32) {
+                continue;
+            }
+            if tilings == LOOKAHEAD_TILINGS {
+                break;
+            }
+            tilings += 1;
+            let [(rows_loop, rows_size), (cols_loop, cols_size), (acc_loop, _)] = &t.band[..] else { continue };
+            for (rows, cols) in LOOKAHEAD_REGISTER_TILES {
+                if rows > *rows_size || cols > *cols_size {
+                    continue;
+                }
+                out.push(vec![
+                    Transform::Tile(t.clone()),
+                    Transform::Accumulate(super::Accumulate { target: acc_loop.clone() }),
+                    Transform::Unroll(super::Unroll { target: rows_loop.clone(), factor: rows }),
+                    Transform::Unroll(super::Unroll { target: cols_loop.clone(), factor: cols }),
+                ]);
             }
         }
         out

@@ -73,7 +73,8 @@ impl TransformKind for Unroll {
         }
     }
 
-    /// Every innermost loop and the loop around it (unroll-and-jam), at each factor.
+    /// Every innermost loop and the loop around it (unroll-and-jam), at each factor, unless
+    /// unrolled already.
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
         for n in tree.innermost() {
@@ -82,6 +83,11 @@ impl TransformKind for Unroll {
                 targets.push(p);
             }
             for t in targets {
+                // Unrolled already (a register tile of the Tile stage's lookahead): its factor
+                // was chosen; unrolling the copies again only multiplies them.
+                if tree.tag(tree.nodes[t].ent, Stage::Unroll).is_some() {
+                    continue;
+                }
                 for factor in UNROLL_FACTORS {
                     out.push(Unroll { target: tree.name(program, t), factor });
                 }
@@ -103,6 +109,12 @@ impl TransformKind for Unroll {
             let Some(parent) = tree.nodes[n].parent else { continue };
             let Some(grand) = tree.nodes[parent].parent else { continue };
             if tree.nodes[parent].ent.is_tile() || tree.nodes[grand].ent.is_tile() {
+                continue;
+            }
+            // A register tile made already (the Tile stage's lookahead): jamming its copies
+            // again only multiplies the accumulators past the registers, at a quadratic check.
+            let ent = |n: usize| tree.nodes[n].ent;
+            if tree.tag(ent(parent), Stage::Unroll).is_some() || tree.tag(ent(grand), Stage::Unroll).is_some() {
                 continue;
             }
             for (rows, columns) in REGISTER_TILES {
