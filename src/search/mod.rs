@@ -222,32 +222,44 @@ pub fn search(
 }
 
 /// The next beam from the states and children of a stage (any order): the best state of each
-/// distinct loop structure ([`loop_structure`]), best structures first, for up to half of the places, then
-/// the best of the rest; best first. A structural step often pays only after later stages
-/// (an interchange that puts a parallel loop innermost is worth little until the Vectorize
-/// stage vectorizes it), and a beam ranked by score alone fills up with refinements of
-/// one structure at the Tile stage (hundreds of tile sizes) and drops the others before the
-/// stage that would show their worth.
+/// distinct loop structure ([`loop_structure`]), best structures first, for up to half of
+/// the places, then the best of the rest; best first. A structural step often pays only
+/// after later stages (an interchange that puts a parallel loop innermost is worth little
+/// until the Vectorize stage vectorizes it), and a beam ranked by score alone fills up with
+/// refinements of one structure at the Tile stage (hundreds of tile sizes) and drops the
+/// others before the stage that would show their worth. A state that builds the same nest
+/// with the same other steps as a better one (a swap of two loops written as a rotation of
+/// three) is the same program: it takes no place.
 fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedule) -> String) -> Vec<Scored> {
     states.sort_by(order);
+    let keys: Vec<(String, String)> = states
+        .iter()
+        .map(|s| {
+            let refinements: Vec<String> =
+                s.schedule.steps.iter().filter(|t| !t.stage().structural()).map(|t| t.to_string()).collect();
+            (structure(&s.schedule), refinements.join("; "))
+        })
+        .collect();
+    let mut programs = HashSet::new();
+    let unique: Vec<bool> = keys.iter().map(|k| programs.insert(k.clone())).collect();
     let diverse = width.div_ceil(2);
     let mut structures = HashSet::new();
     let mut taken = vec![false; states.len()];
     let mut kept = 0;
-    for (i, s) in states.iter().enumerate() {
+    for (i, (nest, _)) in keys.iter().enumerate() {
         if kept == diverse {
             break;
         }
-        if structures.insert(structure(&s.schedule)) {
+        if unique[i] && structures.insert(nest.clone()) {
             taken[i] = true;
             kept += 1;
         }
     }
-    for t in taken.iter_mut() {
+    for (i, t) in taken.iter_mut().enumerate() {
         if kept == width {
             break;
         }
-        if !*t {
+        if !*t && unique[i] {
             *t = true;
             kept += 1;
         }
@@ -893,6 +905,22 @@ pub fn format_date(unix_seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_beam_takes_one_place_per_program() {
+        let s = |text: &str, score: f32| Scored { schedule: text.parse().unwrap(), score };
+        // A stand-in for `loop_structure`: both interchanges build the same nest.
+        let nest = |sch: &Schedule| if structure(sch).is_empty() { "ijk".to_string() } else { "ikj".to_string() };
+        let states = vec![
+            s("interchange(L0, L0.0.0, L0.0); tile(L0:32)", 3.0),
+            s("interchange(L0.0.0, L0.0); tile(L0:32)", 3.0),
+            s("interchange(L0.0.0, L0.0); tile(L0:64)", 2.0),
+            s("tile(L0:32)", 1.0),
+        ];
+        let beam: Vec<String> = select_beam(states, 3, nest).iter().map(|x| x.schedule.to_string()).collect();
+        // The second is the first program again (ties break on the text): it takes no place.
+        assert_eq!(beam, ["interchange(L0, L0.0.0, L0.0); tile(L0:32)", "interchange(L0.0.0, L0.0); tile(L0:64)", "tile(L0:32)"]);
+    }
 
     #[test]
     fn dates_are_civil() {

@@ -98,6 +98,12 @@ impl TransformKind for Pack {
     /// computation inside it reads and none writes.
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
         let mut out = Vec::new();
+        // Not after unrolls (a register tile the Tile stage's lookahead made): the copy's
+        // check would weigh every unrolled copy of each access (seconds on a 4x32 tile), and
+        // the data's walks, which follow the stage order, never pack an unrolled nest.
+        if tree.tags.keys().any(|(_, stage)| *stage == Stage::Unroll) {
+            return out;
+        }
         for (n, node) in tree.nodes.iter().enumerate() {
             if tree.node_of(node.ent) != Some(n) || node.parent.is_none() || !tree.has_loop_children(n) {
                 continue;

@@ -23,12 +23,13 @@ pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
 
 /// Register tiles (rows, columns) tried at the Tile stage on a band whose innermost loop can
 /// accumulate (see [`Tile::lookahead`]); the Unroll stage tries all of
-/// [`super::unroll::REGISTER_TILES`] around accumulating loops. 4x16 to 8x16 fill half to
-/// all of 16 AVX2 registers with 8-lane vectors, and half of AVX-512's 32 with 16 lanes.
-const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 3] = [(4, 16), (8, 16), (4, 32)];
+/// [`super::unroll::REGISTER_TILES`] around accumulating loops. Each fills all 16 AVX2
+/// registers with 8-lane vectors, and half of AVX-512's 32 with 16 lanes. Each costs a
+/// check of two unroll-and-jams (about 0.1 s on gemm), so there are few.
+const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 2] = [(8, 16), (4, 32)];
 
 /// Tilings per state extended into register tiles at the Tile stage, at most.
-const LOOKAHEAD_TILINGS: usize = 3;
+const LOOKAHEAD_TILINGS: usize = 2;
 
 /// Whether the band `[rows, columns, k]` (point loops, `k` innermost) has the shape of a
 /// contraction's register tile: a computation held by `k` that reduces along it stores to
