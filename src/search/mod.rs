@@ -99,6 +99,8 @@ pub fn search(
     let mut prefixes: HashMap<String, transform::Prefix> = HashMap::new();
     // States without their unrolls, where those decide a step's dependences (`unroll_base`).
     let mut bases: HashMap<String, Option<transform::Prefix>> = HashMap::new();
+    // States that a kind's lookahead sequence made, and their descendants (schedule texts).
+    let mut looked_ahead: HashSet<String> = HashSet::new();
     for &stage in STAGES {
         if !evaluator.scores(stage) {
             log::debug!("{stage:?}: skipped, the evaluator does not score it");
@@ -110,6 +112,8 @@ pub fn search(
         let mut started = 0;
         // Each child's parent (schedule text) and how many steps it adds.
         let mut parent_of: HashMap<String, (String, usize)> = HashMap::new();
+        // States of this stage that lookahead sequences were made from (best first).
+        let mut looked_from = 0;
         // Children whose check built them (transformed clones), by schedule text: those that
         // enter the beam are kept rather than built again.
         let mut built: HashMap<String, transform::Prefix> = HashMap::new();
@@ -163,9 +167,14 @@ pub fn search(
                     Err(e) => log::trace!("{s}: {e}"),
                 }
             }
-            let mut sequences = combinations(program, &state.schedule, stage, &legal);
-            sequences.extend(lookahead(program, &state.schedule, stage, &legal));
-            for combo in sequences {
+            let ahead = if looked_from < LOOKAHEAD_STATES {
+                lookahead(program, &state.schedule, stage, &legal)
+            } else {
+                Vec::new()
+            };
+            looked_from += !ahead.is_empty() as usize;
+            let sequences = combinations(program, &state.schedule, stage, &legal).into_iter().map(|c| (c, false));
+            for (combo, from_lookahead) in sequences.chain(ahead.into_iter().map(|c| (c, true))) {
                 if state.schedule.steps.len() + combo.len() > cfg.max_depth {
                     continue;
                 }
@@ -179,6 +188,9 @@ pub fn search(
                     Ok(kept) => {
                         keep(&mut built, &s, kept);
                         parent_of.insert(s.to_string(), (key.clone(), combo.len()));
+                        if from_lookahead {
+                            looked_ahead.insert(s.to_string());
+                        }
                         children.push(s);
                     }
                     Err(e) => log::trace!("{s}: {e}"),
@@ -199,7 +211,20 @@ pub fn search(
                 all.push(Scored { schedule: s, score });
             }
         }
-        let next = select_beam(next, cfg.beam_width.max(1), |s| loop_structure(program, s));
+        // Lookahead children and their descendants keep places of their own beside the
+        // beam: they add schedules to the search without displacing the states it keeps.
+        for s in &next {
+            if let Some((parent, _)) = parent_of.get(&s.schedule.to_string()) {
+                if looked_ahead.contains(parent) {
+                    looked_ahead.insert(s.schedule.to_string());
+                }
+            }
+        }
+        let (extra, regular): (Vec<Scored>, Vec<Scored>) =
+            next.into_iter().partition(|s| looked_ahead.contains(&s.schedule.to_string()));
+        let mut next = select_beam(regular, cfg.beam_width.max(1), |s| loop_structure(program, s));
+        next.extend(select_beam(extra, LOOKAHEAD_PLACES, |s| loop_structure(program, s)));
+        next.sort_by(order);
         let extending = Instant::now();
         prefixes = next_prefixes(prefixes, &parent_of, &next, built);
         log::debug!("{stage:?}: {:.3} s extending the beam's states", extending.elapsed().as_secs_f64());
@@ -267,6 +292,18 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
     // Still in score order: the taken ones keep their relative order.
     states.into_iter().zip(taken).filter(|(_, t)| *t).map(|(s, _)| s).collect()
 }
+
+/// Places beside the beam for the states that lookahead sequences made and their
+/// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
+/// tilings would otherwise take their places and lose the schedules they lead to (3mm's
+/// model-mode schedule measured 2.2x instead of 4.3x).
+const LOOKAHEAD_PLACES: usize = 2;
+
+/// States per stage that lookahead sequences are made from, at most (the best ones that
+/// have any): each sequence costs a check of several steps (two unroll-and-jams of a
+/// register tile: about 15-100 ms), and the beam's states often share the band (3mm's
+/// three products in every state: 1.4 s of checks with no bound).
+const LOOKAHEAD_STATES: usize = 2;
 
 /// Children a stage's checks built that are kept until the beam is chosen, at most: each
 /// holds a copy of the function (a large function's copies would add up), and a stage
