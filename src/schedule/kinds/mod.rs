@@ -164,6 +164,12 @@ impl Names<'_> {
     }
 }
 
+/// The steps of one kind among steps of any kinds (a stage's legal steps, handed to the
+/// kind's `combinations` and `lookahead`).
+trait OfKind: Sized {
+    fn of_kind(steps: &[Transform]) -> Vec<Self>;
+}
+
 /// Declares the kinds, in the search's stage order: each line `Variant => module` makes
 /// `module::Variant` (a [`TransformKind`]) a variant of [`Transform`] and of [`Stage`].
 macro_rules! registry {
@@ -339,40 +345,35 @@ macro_rules! registry {
             pub(crate) fn combinations(self, program: &Program, tree: &Scheduled, legal: &[Transform]) -> Vec<Vec<Transform>> {
                 match self {
                     $(Stage::$variant => {
-                        let mine: Vec<$variant> = legal
-                            .iter()
-                            .filter_map(|t| match t {
-                                Transform::$variant(k) => Some(k.clone()),
-                                #[allow(unreachable_patterns)]
-                                _ => None,
-                            })
-                            .collect();
-                        <$variant as TransformKind>::combinations(program, tree, &mine)
+                        <$variant as TransformKind>::combinations(program, tree, &<$variant as OfKind>::of_kind(legal))
                             .into_iter()
                             .map(|c| c.into_iter().map(Transform::$variant).collect())
                             .collect()
                     })*
                 }
             }
-        }
 
-        impl Stage {
             pub(crate) fn lookahead(self, program: &Program, tree: &Scheduled, legal: &[Transform]) -> Vec<Vec<Transform>> {
                 match self {
                     $(Stage::$variant => {
-                        let mine: Vec<$variant> = legal
-                            .iter()
-                            .filter_map(|t| match t {
-                                Transform::$variant(k) => Some(k.clone()),
-                                #[allow(unreachable_patterns)]
-                                _ => None,
-                            })
-                            .collect();
-                        <$variant as TransformKind>::lookahead(program, tree, &mine)
+                        <$variant as TransformKind>::lookahead(program, tree, &<$variant as OfKind>::of_kind(legal))
                     })*
                 }
             }
         }
+
+        $(impl OfKind for $variant {
+            fn of_kind(steps: &[Transform]) -> Vec<Self> {
+                steps
+                    .iter()
+                    .filter_map(|t| match t {
+                        Transform::$variant(k) => Some(k.clone()),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    })
+                    .collect()
+            }
+        })*
 
         /// Every kind's loop features for one original loop of a computation.
         pub(crate) fn loop_features(program: &Program, tree: &Scheduled, at: &LoopAt, set: &mut dyn FnMut(&'static str, f64)) {
