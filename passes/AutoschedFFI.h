@@ -29,6 +29,7 @@ typedef struct {
   const char *records;
   const char *report;
   const char *emit_transform;
+  bool fp_contract;
 } AutoschedOptions;
 
 /// Severity values passed to AutoschedEmitFn.

@@ -108,6 +108,15 @@ struct AffineAutoschedPass
                      "--load-dialect-plugin and --transform-interpreter)"),
       llvm::cl::init("")};
 
+  Option<bool> fpContract{
+      *this, "fp-contract",
+      llvm::cl::desc("Allow LLVM to fuse each floating-point multiply into the add or "
+                     "subtract that uses it (marks the function's addf, subf and mulf "
+                     "fastmath<contract>, as clang's -ffp-contract=fast): one rounding "
+                     "instead of two, so results may differ in the last bits. Off by "
+                     "default: without it no result changes"),
+      llvm::cl::init(false)};
+
   AutoschedOptions ffiOptions() const {
     AutoschedOptions o;
     o.dump_representation = dumpRepresentation;
@@ -122,6 +131,7 @@ struct AffineAutoschedPass
     o.records = records.getValue().c_str();
     o.report = report.getValue().c_str();
     o.emit_transform = emitTransform.getValue().c_str();
+    o.fp_contract = fpContract;
     return o;
   }
 

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Affine/Analysis/Utils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
@@ -509,6 +510,22 @@ void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone) {
   auto c = cast<func::FuncOp>(unwrap(clone));
   f.getBody().takeBody(c.getBody());
   c->destroy();
+}
+
+int64_t autosched_tx_allow_contraction(MlirOperation func) {
+  int64_t marked = 0;
+  unwrap(func)->walk([&](Operation *op) {
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+      return;
+    auto fm = cast<arith::ArithFastMathInterface>(op);
+    arith::FastMathFlags flags = fm.getFastMathFlagsAttr().getValue();
+    if (arith::bitEnumContainsAll(flags, arith::FastMathFlags::contract))
+      return;
+    op->setAttr(fm.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(op->getContext(), flags | arith::FastMathFlags::contract));
+    ++marked;
+  });
+  return marked;
 }
 
 } // extern "C"

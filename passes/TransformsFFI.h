@@ -44,6 +44,12 @@ void autosched_tx_strip_tags(MlirOperation func);
 /// applies the next step to them), destroys the clone.
 void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone);
 
+/// Marks every floating-point add, subtract and multiply of `func` `fastmath<contract>`
+/// (the pass's fp-contract=true): LLVM may then fuse a multiply into the add or subtract
+/// that uses it (one rounding instead of two, as clang's -ffp-contract). Returns how many
+/// operations it marked (those already marked are not counted).
+int64_t autosched_tx_allow_contraction(MlirOperation func);
+
 #ifdef __cplusplus
 }
 #endif

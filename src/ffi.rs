@@ -24,6 +24,7 @@ pub struct AutoschedOptions {
     pub records: *const c_char,
     pub report: *const c_char,
     pub emit_transform: *const c_char,
+    pub fp_contract: bool,
 }
 
 /// Emits one diagnostic; `op.ptr` is null for a diagnostic without an operation.
@@ -64,6 +65,7 @@ unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
         records: string(o.records),
         report: string(o.report),
         emit_transform: string(o.emit_transform),
+        fp_contract: o.fp_contract,
     }
 }
 

@@ -72,6 +72,7 @@ pub struct RawOptions {
     pub records: String,
     pub report: String,
     pub emit_transform: String,
+    pub fp_contract: bool,
 }
 
 impl Default for RawOptions {
@@ -89,6 +90,7 @@ impl Default for RawOptions {
             records: String::new(),
             report: String::new(),
             emit_transform: String::new(),
+            fp_contract: false,
         }
     }
 }
@@ -112,6 +114,10 @@ pub struct PassOptions {
     pub report: Option<PathBuf>,
     /// Where the chosen schedules are written as a Transform-dialect script (`emit-transform=`).
     pub emit_transform: Option<PathBuf>,
+    /// Mark the function's floating-point adds, subtracts and multiplies
+    /// `fastmath<contract>` (`fp-contract=true`): a permission that changes rounding, so
+    /// never the default and never a schedule step.
+    pub fp_contract: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -167,14 +173,14 @@ impl RawOptions {
             let int = |option: &'static str| {
                 value.parse::<i64>().map_err(|_| OptionError::Syntax(format!("option '{option}' takes an integer, got '{value}'")))
             };
+            let boolean = |option: &'static str| match value {
+                "true" | "1" => Ok(true),
+                "false" | "0" => Ok(false),
+                _ => Err(OptionError::BadEnum { option, value: value.into(), allowed: "true, false" }),
+            };
             match key {
-                "dump-representation" => {
-                    o.dump_representation = match value {
-                        "true" | "1" => true,
-                        "false" | "0" => false,
-                        _ => return Err(OptionError::BadEnum { option: "dump-representation", value: value.into(), allowed: "true, false" }),
-                    }
-                }
+                "dump-representation" => o.dump_representation = boolean("dump-representation")?,
+                "fp-contract" => o.fp_contract = boolean("fp-contract")?,
                 "dump-file" => o.dump_file = value.into(),
                 "schedule" => o.schedule = value.into(),
                 "beam-width" => o.beam_width = int("beam-width")?,
@@ -226,6 +232,7 @@ impl RawOptions {
             records: path(&self.records),
             report: path(&self.report),
             emit_transform: path(&self.emit_transform),
+            fp_contract: self.fp_contract,
         })
     }
 }
@@ -284,6 +291,10 @@ mod tests {
         let o = RawOptions::from_text(r#"evaluator=hybrid  beam-width=4 schedule="tile(L0:32); parallelize(L0.t)""#).unwrap();
         assert_eq!((o.evaluator.as_str(), o.beam_width), ("hybrid", 4));
         assert_eq!(o.schedule, "tile(L0:32); parallelize(L0.t)");
+        assert!(!o.fp_contract);
+        assert!(RawOptions::from_text("fp-contract=true").unwrap().validate().unwrap().fp_contract);
+        let e = RawOptions::from_text("fp-contract=fast").unwrap_err().to_string();
+        assert!(e.contains("'fp-contract'") && e.contains("true, false"), "{e}");
         assert_eq!(RawOptions::from_text("").unwrap(), RawOptions::default());
         for (bad, says) in [("beam-width=four", "'beam-width'"), ("colour=red", "'colour'"), ("evaluator", "key=value"), ("schedule=\"x", "quote")] {
             let e = RawOptions::from_text(bad).unwrap_err().to_string();

@@ -121,6 +121,37 @@ pub enum Outcome {
 /// Runs the pass on one `func.func`, emitting diagnostics as it goes (each refers to an
 /// operation that is live when it is emitted: a transformation replaces the body).
 pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
+    let mut contracted = 0;
+    let outcome = run(func, options, &mut contracted, emit);
+    // Marking operations changed the function even where no schedule did.
+    if contracted > 0 && outcome == Outcome::Unchanged {
+        Outcome::Transformed
+    } else {
+        outcome
+    }
+}
+
+/// `fp-contract=true`: marks the function's floating-point arithmetic contractable, says so
+/// in a remark and counts what it marked into `contracted`.
+fn allow_contraction(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn FnMut(Diagnostic)) {
+    if !options.fp_contract {
+        return;
+    }
+    *contracted += transform::allow_contraction(func);
+    if *contracted > 0 {
+        emit(Diagnostic {
+            op: Some(func),
+            severity: Severity::Remark,
+            message: format!(
+                "affine-autosched: @{}: fp-contract: {} floating-point operations marked fastmath<contract> (LLVM may fuse a multiply into the add that uses it; results may differ in the last bits)",
+                func.string_attr("sym_name").unwrap_or_default(),
+                *contracted
+            ),
+        });
+    }
+}
+
+fn run(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
     let error = |message: String| Diagnostic { op: Some(func), severity: Severity::Error, message };
     let analysis = match ir::analyze_function(func) {
         Ok(a) => a,
@@ -159,12 +190,15 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
         }
     }
     let Some(spec) = options.schedule.as_ref() else {
+        // Before the search: hybrid and execution measure the function as it will run.
+        allow_contraction(func, options, contracted, emit);
         return search_and_apply(func, program, options, emit);
     };
     if !spec.applies_to(&program.function) {
         return Outcome::Unchanged;
     }
     if spec.schedule.is_identity() {
+        allow_contraction(func, options, contracted, emit);
         return Outcome::Unchanged;
     }
     // The hash and the script are of the function as it was: taken before the schedule
@@ -176,6 +210,7 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
         .then(|| script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into()));
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
+            allow_contraction(func, options, contracted, emit);
             let prediction = match predict(program, &spec.schedule, options) {
                 Ok(p) => Some(p),
                 Err(why) => {

@@ -95,6 +95,11 @@ enum Command {
         /// Write the module here instead of stdout.
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Also mark the floating-point adds, subtracts and multiplies fastmath<contract>
+        /// (the pass's fp-contract=true): LLVM may fuse them into multiply-adds, which
+        /// changes the last bits of results.
+        #[arg(long)]
+        fp_contract: bool,
     },
     /// Compile FILE's function for this CPU, run it on seeded inputs and time it; with
     /// --schedule, also the transformed version, side by side: median time, spread,
@@ -1123,6 +1128,11 @@ struct OptimizeArgs {
     /// Also print the search's N best schedules with their scores
     #[arg(long, default_value_t = 0)]
     show_ranking: usize,
+    /// Mark each function's floating-point adds, subtracts and multiplies
+    /// fastmath<contract> before the search (the pass's fp-contract=true): LLVM may fuse
+    /// them into multiply-adds, which changes the last bits of results
+    #[arg(long)]
+    fp_contract: bool,
 }
 
 /// The pass's search from the command line: the same decisions, remarks on stderr.
@@ -1178,6 +1188,10 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         };
         if program.nests.is_empty() {
             continue;
+        }
+        if args.fp_contract {
+            let n = transform::allow_contraction(f);
+            eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
         }
         let (decision, hash) = match affine_autosched::records::decide(f, &program, model.as_deref(), &cfg, store.as_ref()) {
             Ok(d) => d,
@@ -1380,7 +1394,7 @@ fn score(
     ExitCode::SUCCESS
 }
 
-fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>) -> ExitCode {
+fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>, fp_contract: bool) -> ExitCode {
     let spec = match parse_spec(&schedule) {
         Ok(s) => s,
         Err(code) => return code,
@@ -1400,6 +1414,10 @@ fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(1);
         }
         eprintln!("autosched: applied schedule to @{name}: {}", spec.schedule);
+        if fp_contract {
+            let n = transform::allow_contraction(f);
+            eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
+        }
         applied += 1;
     }
     if applied == 0 {
@@ -1444,7 +1462,7 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Apply { file, schedule, output } => apply(file, schedule, output),
+        Command::Apply { file, schedule, output, fp_contract } => apply(file, schedule, output, fp_contract),
         Command::Datagen { seed, programs, schedules_per_program, long_walks, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");

@@ -49,6 +49,10 @@ pub struct SearchResult {
     pub proposed: usize,
     pub scored: usize,
     pub seconds: f64,
+    /// The schedules that lookahead sequences made and their descendants, each with the
+    /// schedule its sequence made (texts): outside what the model's data covers, so hybrid
+    /// measures the best of each rather than trusting their ranks.
+    pub looked_ahead: HashMap<String, String>,
 }
 
 impl SearchResult {
@@ -100,7 +104,7 @@ pub fn search(
     // States without their unrolls, where those decide a step's dependences (`unroll_base`).
     let mut bases: HashMap<String, Option<transform::Prefix>> = HashMap::new();
     // States that a kind's lookahead sequence made, and their descendants (schedule texts).
-    let mut looked_ahead: HashSet<String> = HashSet::new();
+    let mut looked_ahead: HashMap<String, String> = HashMap::new();
     for &stage in STAGES {
         if !evaluator.scores(stage) {
             log::debug!("{stage:?}: skipped, the evaluator does not score it");
@@ -189,7 +193,7 @@ pub fn search(
                         keep(&mut built, &s, kept);
                         parent_of.insert(s.to_string(), (key.clone(), combo.len()));
                         if from_lookahead {
-                            looked_ahead.insert(s.to_string());
+                            looked_ahead.insert(s.to_string(), s.to_string());
                         }
                         children.push(s);
                     }
@@ -215,15 +219,15 @@ pub fn search(
         // beam: they add schedules to the search without displacing the states it keeps.
         for s in &next {
             if let Some((parent, _)) = parent_of.get(&s.schedule.to_string()) {
-                if looked_ahead.contains(parent) {
-                    looked_ahead.insert(s.schedule.to_string());
+                if let Some(root) = looked_ahead.get(parent).cloned() {
+                    looked_ahead.insert(s.schedule.to_string(), root);
                 }
             }
         }
         let (extra, regular): (Vec<Scored>, Vec<Scored>) =
-            next.into_iter().partition(|s| looked_ahead.contains(&s.schedule.to_string()));
+            next.into_iter().partition(|s| looked_ahead.contains_key(&s.schedule.to_string()));
         let mut next = select_beam(regular, cfg.beam_width.max(1), |s| loop_structure(program, s));
-        next.extend(select_beam(extra, LOOKAHEAD_PLACES, |s| loop_structure(program, s)));
+        next.extend(select_beam(extra, LOOKAHEAD_PLACES, |s| looked_ahead[&s.to_string()].clone()));
         next.sort_by(order);
         let extending = Instant::now();
         prefixes = next_prefixes(prefixes, &parent_of, &next, built);
@@ -243,7 +247,7 @@ pub fn search(
         beam = next;
     }
     all.sort_by(order);
-    Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64() })
+    Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64(), looked_ahead })
 }
 
 /// The next beam from the states and children of a stage (any order): the best state of each
@@ -296,8 +300,19 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 /// Places beside the beam for the states that lookahead sequences made and their
 /// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
 /// tilings would otherwise take their places and lose the schedules they lead to (3mm's
-/// model-mode schedule measured 2.2x instead of 4.3x).
-const LOOKAHEAD_PLACES: usize = 2;
+/// model-mode schedule measured 2.2x instead of 4.3x). One per sequence (the best state
+/// each has led to) as long as there are places: `Tile`'s lookahead makes at most eight
+/// (two tilings, two register tiles, packed or not).
+const LOOKAHEAD_PLACES: usize = 8;
+
+/// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
+/// descendant of each sequence, best first, where no finalist came from that sequence. The
+/// model has seen few register tiles and fewer packed ones, and misranks them among
+/// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranks last
+/// of the eight, 5.97x against 6.32x for the 8x16 tile unpacked, and runs 1.6x faster than
+/// it). Each costs a compilation (1-2 s for a register tile's unrolled code) and runs that
+/// are short beside the original's: all of them are measured.
+const LOOKAHEAD_FINALISTS: usize = LOOKAHEAD_PLACES;
 
 /// States per stage that lookahead sequences are made from, at most (the best ones that
 /// have any): each sequence costs a check of several steps (two unroll-and-jams of a
@@ -760,7 +775,22 @@ pub fn optimize(
         EvaluatorKind::Execution => {
             result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect()
         }
-        _ => finalists_by(&result.ranked, cfg.measure_top_k, |s| loop_structure(program, s)),
+        _ => {
+            let mut f = finalists_by(&result.ranked, cfg.measure_top_k, |s| loop_structure(program, s));
+            let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).cloned();
+            let mut roots: HashSet<String> = f.iter().filter_map(|s| root(s)).collect();
+            let mut extra = 0;
+            for s in &result.ranked {
+                if extra == LOOKAHEAD_FINALISTS {
+                    break;
+                }
+                if root(s).is_some_and(|r| roots.insert(r)) && !f.iter().any(|o| std::ptr::eq(*o, s)) {
+                    f.push(s);
+                    extra += 1;
+                }
+            }
+            f
+        }
     };
     // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
     // never scored has no prediction (NaN).

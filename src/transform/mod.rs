@@ -15,7 +15,8 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_clone, autosched_tx_commit, autosched_tx_destroy, autosched_tx_strip_tags, autosched_tx_verify, Call,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
     mlirBlockAppendOwnedOperation, mlirLocationUnknownGet, mlirModuleCreateEmpty, mlirModuleDestroy, mlirModuleGetBody,
@@ -363,6 +364,15 @@ pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformE
     })();
     unsafe { autosched_tx_destroy(clone.0) };
     result
+}
+
+/// Marks every floating-point add, subtract and multiply of `func` `fastmath<contract>`, so
+/// that LLVM may fuse a multiply into the add that uses it (the pass's `fp-contract=true`).
+/// Not a schedule step: it changes the rounding of results, which no step may do; it is a
+/// permission the user gives for the whole function. Returns how many operations it marked.
+pub fn allow_contraction(func: Op) -> usize {
+    // SAFETY: func is a live operation.
+    unsafe { autosched_tx_allow_contraction(func.0) }.max(0) as usize
 }
 
 /// Removes the loop names `name_loops` put on `func`.

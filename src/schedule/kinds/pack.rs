@@ -148,7 +148,7 @@ impl TransformKind for Pack {
 }
 
 /// The argument position of an access's buffer, if it is an argument.
-fn argument_of(program: &Program, a: &Access) -> Option<usize> {
+pub(super) fn argument_of(program: &Program, a: &Access) -> Option<usize> {
     match program.buffers[a.buffer].origin {
         BufferOrigin::Argument(k) => Some(k),
         BufferOrigin::Local(_) => None,

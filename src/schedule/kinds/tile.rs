@@ -31,6 +31,26 @@ const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 2] = [(8, 16), (4, 32)];
 /// Tilings per state extended into register tiles at the Tile stage, at most.
 const LOOKAHEAD_TILINGS: usize = 2;
 
+/// The function argument a register tile over `[rows, columns, k]` reads the same along
+/// `rows` (gemm's B[k][j]): its tile, packed before `rows`, is read by every row of the
+/// tile, so the copy pays for itself many times over. None when no load qualifies, or
+/// when the argument is also written in the nest.
+fn row_invariant_input(program: &Program, tree: &Scheduled, band: &[usize]) -> Option<usize> {
+    let [rows, _, k] = band else { return None };
+    let id = |n: &usize| tree.nodes[*n].ent.loop_id;
+    let comps = tree.comps_under(*rows);
+    let written: Vec<usize> = comps.iter().filter_map(|&c| super::pack::argument_of(program, &program.computations[c].store)).collect();
+    tree.nodes[*k].children.iter().find_map(|kid| {
+        let Kid::Comp(c) = kid else { return None };
+        let comp = &program.computations[*c];
+        let r = comp.iterators.iter().position(|l| *l == id(rows))?;
+        comp.loads.iter().find_map(|a| {
+            let arg = super::pack::argument_of(program, a)?;
+            (a.matrix.iter().all(|row| row[r] == 0) && !written.contains(&arg)).then_some(arg)
+        })
+    })
+}
+
 /// Whether the band `[rows, columns, k]` (point loops, `k` innermost) has the shape of a
 /// contraction's register tile: a computation held by `k` that reduces along it stores to
 /// an element that moves with `rows` and moves by one element along `columns` in its last
@@ -276,16 +296,27 @@ impl TransformKind for Tile {
             }
             tilings += 1;
             let [(rows_loop, rows_size), (cols_loop, cols_size), (acc_loop, _)] = &t.band[..] else { continue };
+            // Also with the row-invariant input's tile packed before the rows loop (the
+            // copy is of the tiled band as the Pack stage would see it).
+            let packed = row_invariant_input(program, tree, &nodes)
+                .map(|argument| Transform::Pack(super::Pack { target: rows_loop.clone(), argument }));
             for (rows, cols) in LOOKAHEAD_REGISTER_TILES {
                 if rows > *rows_size || cols > *cols_size {
                     continue;
                 }
-                out.push(vec![
-                    Transform::Tile(t.clone()),
-                    Transform::Accumulate(super::Accumulate { target: acc_loop.clone() }),
-                    Transform::Unroll(super::Unroll { target: rows_loop.clone(), factor: rows }),
-                    Transform::Unroll(super::Unroll { target: cols_loop.clone(), factor: cols }),
-                ]);
+                // Without a packable input the two sequences are one (kept once).
+                for pack in [None, packed.clone()] {
+                    let mut seq = vec![Transform::Tile(t.clone())];
+                    seq.extend(pack);
+                    seq.extend([
+                        Transform::Accumulate(super::Accumulate { target: acc_loop.clone() }),
+                        Transform::Unroll(super::Unroll { target: rows_loop.clone(), factor: rows }),
+                        Transform::Unroll(super::Unroll { target: cols_loop.clone(), factor: cols }),
+                    ]);
+                    if !out.contains(&seq) {
+                        out.push(seq);
+                    }
+                }
             }
         }
         out
