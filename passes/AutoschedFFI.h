@@ -30,6 +30,7 @@ typedef struct {
   const char *report;
   const char *emit_transform;
   bool fp_contract;
+  int64_t prefer_vector_width;
 } AutoschedOptions;
 
 /// Severity values passed to AutoschedEmitFn.

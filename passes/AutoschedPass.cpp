@@ -117,6 +117,14 @@ struct AffineAutoschedPass
                      "default: without it no result changes"),
       llvm::cl::init(false)};
 
+  Option<int64_t> preferVectorWidth{
+      *this, "prefer-vector-width",
+      llvm::cl::desc("Ask LLVM to vectorize the function for vectors of this many bits "
+                     "(128, 256 or 512; 0: as LLVM chooses, which is 256 on x86 with "
+                     "AVX-512): the LLVM function attribute prefer-vector-width, set "
+                     "through func.func's passthrough attribute"),
+      llvm::cl::init(0)};
+
   AutoschedOptions ffiOptions() const {
     AutoschedOptions o;
     o.dump_representation = dumpRepresentation;
@@ -132,6 +140,7 @@ struct AffineAutoschedPass
     o.report = report.getValue().c_str();
     o.emit_transform = emitTransform.getValue().c_str();
     o.fp_contract = fpContract;
+    o.prefer_vector_width = preferVectorWidth;
     return o;
   }
 

@@ -528,4 +528,21 @@ int64_t autosched_tx_allow_contraction(MlirOperation func) {
   return marked;
 }
 
+void autosched_tx_prefer_vector_width(MlirOperation func, int64_t bits) {
+  Operation *op = unwrap(func);
+  MLIRContext *ctx = op->getContext();
+  constexpr llvm::StringLiteral key = "prefer-vector-width";
+  SmallVector<Attribute> entries;
+  if (auto old = op->getAttrOfType<ArrayAttr>("passthrough"))
+    for (Attribute a : old) {
+      auto pair = dyn_cast<ArrayAttr>(a);
+      auto name = pair && pair.size() == 2 ? dyn_cast<StringAttr>(pair[0]) : StringAttr();
+      if (!(name && name.getValue() == key))
+        entries.push_back(a);
+    }
+  entries.push_back(ArrayAttr::get(
+      ctx, {StringAttr::get(ctx, key), StringAttr::get(ctx, std::to_string(bits))}));
+  op->setAttr("passthrough", ArrayAttr::get(ctx, entries));
+}
+
 } // extern "C"

@@ -50,6 +50,12 @@ void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone);
 /// operations it marked (those already marked are not counted).
 int64_t autosched_tx_allow_contraction(MlirOperation func);
 
+/// Asks LLVM to vectorize `func` (and the OpenMP regions outlined from it) for vectors of
+/// `bits` bits: the LLVM function attribute prefer-vector-width, through func.func's
+/// `passthrough` attribute, which the lowering to the LLVM dialect carries over (the
+/// pass's prefer-vector-width). Replaces a prefer-vector-width the function had.
+void autosched_tx_prefer_vector_width(MlirOperation func, int64_t bits);
+
 #ifdef __cplusplus
 }
 #endif

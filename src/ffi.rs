@@ -25,6 +25,7 @@ pub struct AutoschedOptions {
     pub report: *const c_char,
     pub emit_transform: *const c_char,
     pub fp_contract: bool,
+    pub prefer_vector_width: i64,
 }
 
 /// Emits one diagnostic; `op.ptr` is null for a diagnostic without an operation.
@@ -66,6 +67,7 @@ unsafe fn raw_options(o: *const AutoschedOptions) -> RawOptions {
         report: string(o.report),
         emit_transform: string(o.emit_transform),
         fp_contract: o.fp_contract,
+        prefer_vector_width: o.prefer_vector_width,
     }
 }
 

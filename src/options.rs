@@ -73,6 +73,7 @@ pub struct RawOptions {
     pub report: String,
     pub emit_transform: String,
     pub fp_contract: bool,
+    pub prefer_vector_width: i64,
 }
 
 impl Default for RawOptions {
@@ -91,6 +92,7 @@ impl Default for RawOptions {
             report: String::new(),
             emit_transform: String::new(),
             fp_contract: false,
+            prefer_vector_width: 0,
         }
     }
 }
@@ -118,6 +120,9 @@ pub struct PassOptions {
     /// `fastmath<contract>` (`fp-contract=true`): a permission that changes rounding, so
     /// never the default and never a schedule step.
     pub fp_contract: bool,
+    /// The vector width (bits) LLVM is asked to prefer for the function
+    /// (`prefer-vector-width`; None: as LLVM chooses).
+    pub prefer_vector_width: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -181,6 +186,7 @@ impl RawOptions {
             match key {
                 "dump-representation" => o.dump_representation = boolean("dump-representation")?,
                 "fp-contract" => o.fp_contract = boolean("fp-contract")?,
+                "prefer-vector-width" => o.prefer_vector_width = int("prefer-vector-width")?,
                 "dump-file" => o.dump_file = value.into(),
                 "schedule" => o.schedule = value.into(),
                 "beam-width" => o.beam_width = int("beam-width")?,
@@ -219,6 +225,11 @@ impl RawOptions {
             p => Some(PathBuf::from(p)),
         };
         let dump_file = path(&self.dump_file);
+        let prefer_vector_width = match self.prefer_vector_width {
+            0 => None,
+            w @ (128 | 256 | 512) => Some(w as u32),
+            w => return Err(OptionError::BadEnum { option: "prefer-vector-width", value: w.to_string(), allowed: "0, 128, 256, 512" }),
+        };
         Ok(PassOptions {
             dump_representation: self.dump_representation,
             dump_file,
@@ -233,6 +244,7 @@ impl RawOptions {
             report: path(&self.report),
             emit_transform: path(&self.emit_transform),
             fp_contract: self.fp_contract,
+            prefer_vector_width,
         })
     }
 }
@@ -293,6 +305,10 @@ mod tests {
         assert_eq!(o.schedule, "tile(L0:32); parallelize(L0.t)");
         assert!(!o.fp_contract);
         assert!(RawOptions::from_text("fp-contract=true").unwrap().validate().unwrap().fp_contract);
+        assert_eq!(RawOptions::from_text("prefer-vector-width=512").unwrap().validate().unwrap().prefer_vector_width, Some(512));
+        assert_eq!(RawOptions::default().validate().unwrap().prefer_vector_width, None);
+        let e = RawOptions::from_text("prefer-vector-width=384").unwrap().validate().unwrap_err().to_string();
+        assert!(e.contains("'prefer-vector-width' must be one of 0, 128, 256, 512, got '384'"), "{e}");
         let e = RawOptions::from_text("fp-contract=fast").unwrap_err().to_string();
         assert!(e.contains("'fp-contract'") && e.contains("true, false"), "{e}");
         assert_eq!(RawOptions::from_text("").unwrap(), RawOptions::default());

@@ -121,37 +121,39 @@ pub enum Outcome {
 /// Runs the pass on one `func.func`, emitting diagnostics as it goes (each refers to an
 /// operation that is live when it is emitted: a transformation replaces the body).
 pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
-    let mut contracted = 0;
-    let outcome = run(func, options, &mut contracted, emit);
-    // Marking operations changed the function even where no schedule did.
-    if contracted > 0 && outcome == Outcome::Unchanged {
+    let mut changed = false;
+    let outcome = run(func, options, &mut changed, emit);
+    // The code generation options changed the function even where no schedule did.
+    if changed && outcome == Outcome::Unchanged {
         Outcome::Transformed
     } else {
         outcome
     }
 }
 
-/// `fp-contract=true`: marks the function's floating-point arithmetic contractable, says so
-/// in a remark and counts what it marked into `contracted`.
-fn allow_contraction(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn FnMut(Diagnostic)) {
-    if !options.fp_contract {
-        return;
+/// The code generation options, `fp-contract=true` (the function's floating-point arithmetic
+/// marked contractable) and `prefer-vector-width`: each said in a remark; `changed` is set
+/// when either changed the function.
+fn codegen_options(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut(Diagnostic)) {
+    let name = func.string_attr("sym_name").unwrap_or_default();
+    let mut remark = |message: String| emit(Diagnostic { op: Some(func), severity: Severity::Remark, message });
+    if options.fp_contract {
+        let marked = transform::allow_contraction(func);
+        if marked > 0 {
+            *changed = true;
+            remark(format!(
+                "affine-autosched: @{name}: fp-contract: {marked} floating-point operations marked fastmath<contract> (LLVM may fuse a multiply into the add that uses it; results may differ in the last bits)"
+            ));
+        }
     }
-    *contracted += transform::allow_contraction(func);
-    if *contracted > 0 {
-        emit(Diagnostic {
-            op: Some(func),
-            severity: Severity::Remark,
-            message: format!(
-                "affine-autosched: @{}: fp-contract: {} floating-point operations marked fastmath<contract> (LLVM may fuse a multiply into the add that uses it; results may differ in the last bits)",
-                func.string_attr("sym_name").unwrap_or_default(),
-                *contracted
-            ),
-        });
+    if let Some(bits) = options.prefer_vector_width {
+        transform::prefer_vector_width(func, bits);
+        *changed = true;
+        remark(format!("affine-autosched: @{name}: prefer-vector-width: LLVM is asked to vectorize for {bits}-bit vectors"));
     }
 }
 
-fn run(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
+fn run(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut(Diagnostic)) -> Outcome {
     let error = |message: String| Diagnostic { op: Some(func), severity: Severity::Error, message };
     let analysis = match ir::analyze_function(func) {
         Ok(a) => a,
@@ -191,14 +193,14 @@ fn run(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn F
     }
     let Some(spec) = options.schedule.as_ref() else {
         // Before the search: hybrid and execution measure the function as it will run.
-        allow_contraction(func, options, contracted, emit);
+        codegen_options(func, options, changed, emit);
         return search_and_apply(func, program, options, emit);
     };
     if !spec.applies_to(&program.function) {
         return Outcome::Unchanged;
     }
     if spec.schedule.is_identity() {
-        allow_contraction(func, options, contracted, emit);
+        codegen_options(func, options, changed, emit);
         return Outcome::Unchanged;
     }
     // The hash and the script are of the function as it was: taken before the schedule
@@ -210,7 +212,7 @@ fn run(func: Op, options: &PassOptions, contracted: &mut usize, emit: &mut dyn F
         .then(|| script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into()));
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
-            allow_contraction(func, options, contracted, emit);
+            codegen_options(func, options, changed, emit);
             let prediction = match predict(program, &spec.schedule, options) {
                 Ok(p) => Some(p),
                 Err(why) => {

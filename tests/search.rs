@@ -826,14 +826,24 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let legal = candidates(&p, &identity, Stage::Tile);
     let sequences = lookahead(&p, &identity, Stage::Tile, &legal);
     assert!(!sequences.is_empty());
+    let mut packed = 0;
     for seq in &sequences {
         let s = Schedule { steps: seq.clone() };
         let kinds: Vec<&str> = seq.iter().map(|t| t.kind()).collect();
-        assert_eq!(kinds, ["tile", "accumulate", "unroll", "unroll"], "{s}");
         let text = s.to_string();
+        // Each register tile also with B (read alike by every row: B[k][j]) packed before
+        // the rows loop; never A or C.
+        if kinds.contains(&"pack") {
+            assert_eq!(kinds, ["tile", "pack", "accumulate", "unroll", "unroll"], "{s}");
+            assert!(text.contains("pack(L0, %arg1); accumulate(L0.0.0)"), "{text}");
+            packed += 1;
+        } else {
+            assert_eq!(kinds, ["tile", "accumulate", "unroll", "unroll"], "{s}");
+        }
         assert!(text.contains("accumulate(L0.0.0); unroll(L0:") && text.contains("unroll(L0.0:"), "{text}");
         transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
+    assert_eq!(packed * 2, sequences.len(), "{sequences:?}");
     // k no longer innermost (i-k-j), or the columns loop is i (C[i][j] strided along it):
     // no register tile of that band.
     for state in ["interchange(L0, L0.0.0, L0.0)", "interchange(L0.0, L0)"] {
@@ -846,6 +856,15 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let best = &r.best().schedule;
     assert!(r.best().score > 3.0, "best {best} ({})", r.best().score);
     transform::check(f, best).unwrap_or_else(|e| panic!("{best}: {e}"));
+    // Every sequence keeps a place to the end, and hybrid measures the best descendant of
+    // each beside its finalists (the model misranks them among themselves).
+    let roots: std::collections::HashSet<&String> = r.looked_ahead.values().collect();
+    assert_eq!(roots.len(), sequences.len(), "{roots:?}");
+    let finalists = affine_autosched::search::hybrid_finalists(&p, &r, 3);
+    let measured: std::collections::HashSet<&String> =
+        finalists.iter().filter_map(|s| r.looked_ahead.get(&s.schedule.to_string())).collect();
+    assert_eq!(measured, roots, "{:?}", finalists.iter().map(|s| s.schedule.to_string()).collect::<Vec<_>>());
+    assert!(finalists.len() <= 3 + roots.len());
 }
 
 /// Structures are loop nests, not step texts: two interchanges that build the same nest are

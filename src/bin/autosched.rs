@@ -100,6 +100,10 @@ enum Command {
         /// changes the last bits of results.
         #[arg(long)]
         fp_contract: bool,
+        /// Also ask LLVM to vectorize for vectors of this many bits (the pass's
+        /// prefer-vector-width: 128, 256 or 512).
+        #[arg(long, value_parser = ["128", "256", "512"])]
+        prefer_vector_width: Option<String>,
     },
     /// Compile FILE's function for this CPU, run it on seeded inputs and time it; with
     /// --schedule, also the transformed version, side by side: median time, spread,
@@ -1133,6 +1137,10 @@ struct OptimizeArgs {
     /// them into multiply-adds, which changes the last bits of results
     #[arg(long)]
     fp_contract: bool,
+    /// Ask LLVM to vectorize each function for vectors of this many bits before the search
+    /// (the pass's prefer-vector-width: 128, 256 or 512)
+    #[arg(long, value_parser = ["128", "256", "512"])]
+    prefer_vector_width: Option<String>,
 }
 
 /// The pass's search from the command line: the same decisions, remarks on stderr.
@@ -1192,6 +1200,9 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         if args.fp_contract {
             let n = transform::allow_contraction(f);
             eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
+        }
+        if let Some(bits) = &args.prefer_vector_width {
+            transform::prefer_vector_width(f, bits.parse().expect("checked by clap"));
         }
         let (decision, hash) = match affine_autosched::records::decide(f, &program, model.as_deref(), &cfg, store.as_ref()) {
             Ok(d) => d,
@@ -1394,7 +1405,7 @@ fn score(
     ExitCode::SUCCESS
 }
 
-fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>, fp_contract: bool) -> ExitCode {
+fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>, fp_contract: bool, vector_width: Option<u32>) -> ExitCode {
     let spec = match parse_spec(&schedule) {
         Ok(s) => s,
         Err(code) => return code,
@@ -1417,6 +1428,9 @@ fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>, fp_contract: 
         if fp_contract {
             let n = transform::allow_contraction(f);
             eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
+        }
+        if let Some(bits) = vector_width {
+            transform::prefer_vector_width(f, bits);
         }
         applied += 1;
     }
@@ -1462,7 +1476,9 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Apply { file, schedule, output, fp_contract } => apply(file, schedule, output, fp_contract),
+        Command::Apply { file, schedule, output, fp_contract, prefer_vector_width } => {
+            apply(file, schedule, output, fp_contract, prefer_vector_width.map(|w| w.parse().expect("checked by clap")))
+        }
         Command::Datagen { seed, programs, schedules_per_program, long_walks, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");

@@ -121,8 +121,14 @@ pub fn search(
         // Children whose check built them (transformed clones), by schedule text: those that
         // enter the beam are kept rather than built again.
         let mut built: HashMap<String, transform::Prefix> = HashMap::new();
+        let stage_index = STAGES.iter().position(|s| *s == stage);
         for state in &beam {
             if state.schedule.steps.len() >= cfg.max_depth {
+                continue;
+            }
+            // A lookahead sequence made this stage's decision for the state already (its
+            // steps reach this stage or a later one): it passes the stage as it is.
+            if state.schedule.steps.iter().any(|t| STAGES.iter().position(|s| *s == t.stage()) >= stage_index) {
                 continue;
             }
             let steps = candidates(program, &state.schedule, stage);
@@ -301,15 +307,15 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 /// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
 /// tilings would otherwise take their places and lose the schedules they lead to (3mm's
 /// model-mode schedule measured 2.2x instead of 4.3x). One per sequence (the best state
-/// each has led to) as long as there are places: `Tile`'s lookahead makes at most eight
-/// (two tilings, two register tiles, packed or not).
+/// each has led to) as long as there are places: `Tile`'s lookahead makes at most four
+/// from a state (two register tiles, packed or not), from at most [`LOOKAHEAD_STATES`].
 const LOOKAHEAD_PLACES: usize = 8;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
 /// descendant of each sequence, best first, where no finalist came from that sequence. The
 /// model has seen few register tiles and fewer packed ones, and misranks them among
-/// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranks last
-/// of the eight, 5.97x against 6.32x for the 8x16 tile unpacked, and runs 1.6x faster than
+/// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranked last
+/// of eight, 5.97x against 6.32x for the 8x16 tile unpacked, and ran 1.6x faster than
 /// it). Each costs a compilation (1-2 s for a register tile's unrolled code) and runs that
 /// are short beside the original's: all of them are measured.
 const LOOKAHEAD_FINALISTS: usize = LOOKAHEAD_PLACES;
@@ -580,6 +586,25 @@ pub fn finalists_by(ranked: &[Scored], k: usize, key: impl Fn(&Schedule) -> Stri
     out
 }
 
+/// Hybrid's finalists: [`finalists_by`] loop structure, then the best descendant of each
+/// lookahead sequence that none of them came from ([`LOOKAHEAD_FINALISTS`]), best first.
+pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usize) -> Vec<&'a Scored> {
+    let mut f = finalists_by(&result.ranked, k, |s| loop_structure(program, s));
+    let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).cloned();
+    let mut roots: HashSet<String> = f.iter().filter_map(|s| root(s)).collect();
+    let mut extra = 0;
+    for s in &result.ranked {
+        if extra == LOOKAHEAD_FINALISTS {
+            break;
+        }
+        if root(s).is_some_and(|r| roots.insert(r)) && !f.iter().any(|o| std::ptr::eq(*o, s)) {
+            f.push(s);
+            extra += 1;
+        }
+    }
+    f
+}
+
 /// What [`optimize`] chose for a function, and the evidence.
 #[derive(Clone, Debug)]
 pub struct Decision {
@@ -775,22 +800,7 @@ pub fn optimize(
         EvaluatorKind::Execution => {
             result.ranked.iter().filter(|s| !s.schedule.is_identity()).take(cfg.measure_top_k).collect()
         }
-        _ => {
-            let mut f = finalists_by(&result.ranked, cfg.measure_top_k, |s| loop_structure(program, s));
-            let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).cloned();
-            let mut roots: HashSet<String> = f.iter().filter_map(|s| root(s)).collect();
-            let mut extra = 0;
-            for s in &result.ranked {
-                if extra == LOOKAHEAD_FINALISTS {
-                    break;
-                }
-                if root(s).is_some_and(|r| roots.insert(r)) && !f.iter().any(|o| std::ptr::eq(*o, s)) {
-                    f.push(s);
-                    extra += 1;
-                }
-            }
-            f
-        }
+        _ => hybrid_finalists(program, &result, cfg.measure_top_k),
     };
     // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
     // never scored has no prediction (NaN).

@@ -15,7 +15,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_prefer_vector_width, autosched_tx_commit, autosched_tx_destroy,
     autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
@@ -373,6 +373,14 @@ pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformE
 pub fn allow_contraction(func: Op) -> usize {
     // SAFETY: func is a live operation.
     unsafe { autosched_tx_allow_contraction(func.0) }.max(0) as usize
+}
+
+/// Asks LLVM to vectorize `func` for vectors of `bits` bits (the LLVM function attribute
+/// `prefer-vector-width`, through `passthrough`; the pass's `prefer-vector-width`). On
+/// x86 with AVX-512, LLVM prefers 256-bit vectors unless told otherwise.
+pub fn prefer_vector_width(func: Op, bits: u32) {
+    // SAFETY: func is a live operation.
+    unsafe { autosched_tx_prefer_vector_width(func.0, bits as i64) }
 }
 
 /// Removes the loop names `name_loops` put on `func`.
