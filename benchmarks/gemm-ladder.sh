@@ -17,9 +17,11 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Rungs: label|schedule. Two paths from the naive i-j-k nest: the vectorized i-k-j order
 # (the showcase schedule), and register accumulation with a register tile; then packing the
 # tiles of B (and A) into contiguous buffers under the tile loops (the +pack rungs build on
-# tile+acc+8x16+par). Rungs whose label ends in "+fma" are applied with --fp-contract (the
+# tile+acc+8x16+par). Rungs whose label has "+fma" are applied with --fp-contract (the
 # pass's fp-contract=true: multiplies may fuse into the adds that use them, as clang's C
-# and Polly's do by default); their outputs differ from the naive nest in the last bits.
+# and Polly's do by default; outputs differ from the naive nest in the last bits), "+zmm"
+# with --prefer-vector-width 512 (the pass's prefer-vector-width=512: LLVM otherwise uses
+# 256-bit vectors on AVX-512 machines).
 rungs=(
   "ikj|interchange(L0, L0.0.0, L0.0)"
   "ikj+tile|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256)"
@@ -37,13 +39,17 @@ rungs=(
   "showcase+fma|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256); unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0:16)"
   "tile+acc+4x32+par+fma|tile(L0:128, L0.0:256, L0.0.0:192); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
   "+packB(4x32)+fma|tile(L0:128, L0.0:256, L0.0.0:192); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
+  "+packB(4x32)+fma+zmm|tile(L0:128, L0.0:256, L0.0.0:192); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
+  "+packB(8x32)+fma+zmm|tile(L0:128, L0.0:256, L0.0.0:192); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:32); parallelize(L0.t)"
 )
 variants=()
 table=""
 for r in "${rungs[@]}"; do
   label=${r%%|*}; schedule=${r#*|}
-  contract=(); [[ $label == *+fma ]] && contract=(--fp-contract)
-  "$autosched" apply "$kernel" --schedule "$schedule" "${contract[@]}" -o "$tmp/$label.mlir" 2>/dev/null
+  codegen=()
+  [[ $label == *+fma* ]] && codegen+=(--fp-contract)
+  [[ $label == *+zmm* ]] && codegen+=(--prefer-vector-width 512)
+  "$autosched" apply "$kernel" --schedule "$schedule" "${codegen[@]}" -o "$tmp/$label.mlir" 2>/dev/null
   variants+=(--variant "$label=$tmp/$label.mlir")
   table+="| $label | \`$schedule\` |"$'\n'
 done
@@ -52,9 +58,10 @@ done
 plugin=build/lib/libAffineAutosched.so
 AUTOSCHED_ONNXRUNTIME=${AUTOSCHED_ONNXRUNTIME:-$(realpath "$(ls .venv/lib/python3*/site-packages/onnxruntime/capi/libonnxruntime.so* | head -1)")}
 export AUTOSCHED_ONNXRUNTIME
-for choice in model hybrid hybrid+fma; do
-  options="evaluator=${choice%+fma}"
-  [[ $choice == *+fma ]] && options+=" fp-contract=true"
+for choice in model hybrid hybrid+fma hybrid+fma+zmm; do
+  options="evaluator=${choice%%+*}"
+  [[ $choice == *+fma* ]] && options+=" fp-contract=true"
+  [[ $choice == *+zmm* ]] && options+=" prefer-vector-width=512"
   mlir-opt-22 --load-pass-plugin="$plugin" \
     "--pass-pipeline=builtin.module(func.func(affine-autosched{$options report=$tmp/$choice.json}))" \
     "$kernel" -o "$tmp/pass-$choice.mlir" 2>/dev/null
@@ -85,7 +92,8 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "variant of one run of the measuring driver, interleaved, median of $reps timed runs after one"
   echo "warm-up; outputs checked against the naive nest (bitwise for ours without fp-contract; within"
   echo "1e-3 of the largest value for the +fma rungs, whose multiply-adds round once, and for"
-  echo "OpenBLAS, which also sums in another order)."
+  echo "OpenBLAS, which also sums in another order). +fma: \`fp-contract=true\`; +zmm:"
+  echo "\`prefer-vector-width=512\`."
   echo
   echo '```'
   echo "$out"

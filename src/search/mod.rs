@@ -127,8 +127,10 @@ pub fn search(
                 continue;
             }
             // A lookahead sequence made this stage's decision for the state already (its
-            // steps reach this stage or a later one): it passes the stage as it is.
-            if state.schedule.steps.iter().any(|t| STAGES.iter().position(|s| *s == t.stage()) >= stage_index) {
+            // steps reach a later stage): it passes the stage as it is. The stage of its last
+            // step still runs (attention-scores' model-mode choice jams a third loop of its
+            // register tile at the Unroll stage).
+            if state.schedule.steps.iter().any(|t| STAGES.iter().position(|s| *s == t.stage()) > stage_index) {
                 continue;
             }
             let steps = candidates(program, &state.schedule, stage);
@@ -307,9 +309,9 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 /// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
 /// tilings would otherwise take their places and lose the schedules they lead to (3mm's
 /// model-mode schedule measured 2.2x instead of 4.3x). One per sequence (the best state
-/// each has led to) as long as there are places: `Tile`'s lookahead makes at most four
-/// from a state (two register tiles, packed or not), from at most [`LOOKAHEAD_STATES`].
-const LOOKAHEAD_PLACES: usize = 8;
+/// each has led to) as long as there are places: `Tile`'s lookahead makes at most six
+/// from a state (three register tiles, packed or not), from at most [`LOOKAHEAD_STATES`].
+const LOOKAHEAD_PLACES: usize = 12;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
 /// descendant of each sequence, best first, where no finalist came from that sequence. The

@@ -23,13 +23,14 @@ pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
 
 /// Register tiles (rows, columns) tried at the Tile stage on a band whose innermost loop can
 /// accumulate (see [`Tile::lookahead`]); the Unroll stage tries all of
-/// [`super::unroll::REGISTER_TILES`] around accumulating loops. 4x32 fills all 16 AVX2
-/// registers with 8-lane vectors, or half of AVX-512's 32 with 16 lanes; 8x32 fills half
-/// of AVX-512's with 16-lane vectors (`prefer-vector-width=512`; with 8 lanes it spills).
-/// On gemm-1024 (benchmarks/showcase/LADDER.md) 4x32 ran faster than 8x16 with 8 lanes,
-/// and 8x32 fastest with 16. Each costs a check of two unroll-and-jams (about 0.1 s on
-/// gemm), and a state the search keeps extending: there are few.
-const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 2] = [(4, 32), (8, 32)];
+/// [`super::unroll::REGISTER_TILES`] around accumulating loops. 8x16 and 4x32 fill all 16
+/// AVX2 registers with 8-lane vectors, or half of AVX-512's 32 with 16 lanes; 8x32 fills
+/// half of AVX-512's with 16-lane vectors (`prefer-vector-width=512`; with 8 lanes it
+/// spills). On gemm-1024 (benchmarks/showcase/LADDER.md) 4x32 ran faster than 8x16 with 8
+/// lanes and 8x32 fastest with 16; attention-scores' model-mode choice is an 8x16 tile.
+/// Each costs a check of two unroll-and-jams (about 0.1 s on gemm), and a state the search
+/// keeps extending: there are few.
+const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 3] = [(8, 16), (4, 32), (8, 32)];
 
 /// Tilings per state extended into register tiles at the Tile stage, at most: the first
 /// legal one of a contraction band, which is the analytic tile-size model's
