@@ -318,9 +318,27 @@ const LOOKAHEAD_PLACES: usize = 12;
 /// model has seen few register tiles and fewer packed ones, and misranks them among
 /// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranked last
 /// of eight, 5.97x against 6.32x for the 8x16 tile unpacked, and ran 1.6x faster than
-/// it). Each costs a compilation (1-2 s for a register tile's unrolled code) and runs that
-/// are short beside the original's: all of them are measured.
-const LOOKAHEAD_FINALISTS: usize = LOOKAHEAD_PLACES;
+/// it). One per register tile and packing (the best-ranked sequence of each: the sequences
+/// of another state differ in the band they tile), so at most six: each adds a register
+/// tile's unrolled code to the one library the finalists are compiled into, and fifteen of
+/// them on 3mm (three products, two states) took that compilation past its timeout, then
+/// measured one by one with the 6 s original each time (minutes).
+const LOOKAHEAD_FINALISTS: usize = 6;
+
+/// A lookahead sequence's register tile and packing, as "pack,8,16" (its packs and unroll
+/// factors): the sequences hybrid measures the best of each of.
+fn register_tile_variety(root: &str) -> String {
+    let Ok(s) = root.parse::<Schedule>() else { return root.to_string() };
+    s.steps
+        .iter()
+        .filter_map(|t| match t {
+            Transform::Pack(_) => Some("pack".to_string()),
+            Transform::Unroll(u) => Some(u.factor.to_string()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 /// States per stage that lookahead sequences are made from, at most (the best ones that
 /// have any): each sequence costs a check of several steps (two unroll-and-jams of a
@@ -588,11 +606,12 @@ pub fn finalists_by(ranked: &[Scored], k: usize, key: impl Fn(&Schedule) -> Stri
     out
 }
 
-/// Hybrid's finalists: [`finalists_by`] loop structure, then the best descendant of each
-/// lookahead sequence that none of them came from ([`LOOKAHEAD_FINALISTS`]), best first.
+/// Hybrid's finalists: [`finalists_by`] loop structure, then the best descendant of the
+/// lookahead sequences of each register tile and packing that none of them came from
+/// ([`LOOKAHEAD_FINALISTS`]), best first.
 pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usize) -> Vec<&'a Scored> {
     let mut f = finalists_by(&result.ranked, k, |s| loop_structure(program, s));
-    let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).cloned();
+    let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).map(|r| register_tile_variety(r));
     let mut roots: HashSet<String> = f.iter().filter_map(|s| root(s)).collect();
     let mut extra = 0;
     for s in &result.ranked {
