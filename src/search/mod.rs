@@ -314,7 +314,7 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 const LOOKAHEAD_PLACES: usize = 12;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
-/// descendant of each sequence, best first, where no finalist came from that sequence. The
+/// descendant of each register tile and packing, best first, where no finalist has it. The
 /// model has seen few register tiles and fewer packed ones, and misranks them among
 /// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranked last
 /// of eight, 5.97x against 6.32x for the 8x16 tile unpacked, and ran 1.6x faster than
