@@ -132,24 +132,32 @@ pub fn run_on_function(func: Op, options: &PassOptions, emit: &mut dyn FnMut(Dia
 }
 
 /// The code generation options, `fp-contract=true` (the function's floating-point arithmetic
-/// marked contractable) and `prefer-vector-width`: each said in a remark; `changed` is set
-/// when either changed the function.
-fn codegen_options(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut(Diagnostic)) {
+/// marked contractable) and `prefer-vector-width`, applied to `func`: what each did, one
+/// line each (none: the function is as it was). The pass and `autosched apply/optimize`.
+pub fn apply_codegen_options(func: Op, fp_contract: bool, vector_width: Option<u32>) -> Vec<String> {
     let name = func.string_attr("sym_name").unwrap_or_default();
-    let mut remark = |message: String| emit(Diagnostic { op: Some(func), severity: Severity::Remark, message });
-    if options.fp_contract {
+    let mut done = Vec::new();
+    if fp_contract {
         let marked = transform::allow_contraction(func);
         if marked > 0 {
-            *changed = true;
-            remark(format!(
-                "affine-autosched: @{name}: fp-contract: {marked} floating-point operations marked fastmath<contract> (LLVM may fuse a multiply into the add that uses it; results may differ in the last bits)"
+            done.push(format!(
+                "@{name}: fp-contract: {marked} floating-point operations marked fastmath<contract> (LLVM may fuse a multiply into the add that uses it; results may differ in the last bits)"
             ));
         }
     }
-    if let Some(bits) = options.prefer_vector_width {
+    if let Some(bits) = vector_width {
         transform::prefer_vector_width(func, bits);
+        done.push(format!("@{name}: prefer-vector-width: LLVM is asked to vectorize for {bits}-bit vectors"));
+    }
+    done
+}
+
+/// [`apply_codegen_options`] with the pass's options, each said in a remark; `changed` is
+/// set when they changed the function.
+fn codegen_options(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut(Diagnostic)) {
+    for line in apply_codegen_options(func, options.fp_contract, options.prefer_vector_width) {
         *changed = true;
-        remark(format!("affine-autosched: @{name}: prefer-vector-width: LLVM is asked to vectorize for {bits}-bit vectors"));
+        emit(Diagnostic { op: Some(func), severity: Severity::Remark, message: format!("affine-autosched: {line}") });
     }
 }
 

@@ -1197,12 +1197,9 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         if program.nests.is_empty() {
             continue;
         }
-        if args.fp_contract {
-            let n = transform::allow_contraction(f);
-            eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
-        }
-        if let Some(bits) = &args.prefer_vector_width {
-            transform::prefer_vector_width(f, bits.parse().expect("checked by clap"));
+        let width = args.prefer_vector_width.as_deref().map(|w| w.parse().expect("checked by clap"));
+        for line in pass::apply_codegen_options(f, args.fp_contract, width) {
+            eprintln!("autosched: {line}");
         }
         let (decision, hash) = match affine_autosched::records::decide(f, &program, model.as_deref(), &cfg, store.as_ref()) {
             Ok(d) => d,
@@ -1425,12 +1422,8 @@ fn apply(file: PathBuf, schedule: String, output: Option<PathBuf>, fp_contract: 
             return ExitCode::from(1);
         }
         eprintln!("autosched: applied schedule to @{name}: {}", spec.schedule);
-        if fp_contract {
-            let n = transform::allow_contraction(f);
-            eprintln!("autosched: @{name}: fp-contract: {n} floating-point operations marked fastmath<contract>");
-        }
-        if let Some(bits) = vector_width {
-            transform::prefer_vector_width(f, bits);
+        for line in pass::apply_codegen_options(f, fp_contract, vector_width) {
+            eprintln!("autosched: {line}");
         }
         applied += 1;
     }
