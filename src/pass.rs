@@ -95,7 +95,10 @@ fn write_script(options: &PassOptions, entry: script::ScriptEntry) -> Result<(),
 /// Appends `report` to the `report=` file; a failure is an error diagnostic.
 fn write_report(options: &PassOptions, report: &DecisionReport) -> Result<(), String> {
     let Some(path) = &options.report else { return Ok(()) };
-    append_line(path, &to_json(report))
+    // Every line the pass writes carries its code generation options: the function was
+    // given them whatever was decided (before the search, or with the applied schedule).
+    let report = report.clone().with_codegen(options.fp_contract, options.prefer_vector_width);
+    append_line(path, &to_json(&report))
         .map_err(|e| format!("affine-autosched: option 'report': cannot write '{}': {e}", path.display()))
 }
 

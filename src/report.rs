@@ -58,6 +58,19 @@ pub struct DecisionReport {
     pub candidates: Vec<RankedSchedule>,
     pub warnings: Vec<String>,
     pub notes: Vec<String>,
+    /// The code generation options the function was given (its measured speedups were taken
+    /// with them); absent in reports written before they existed.
+    #[serde(default)]
+    pub codegen: CodegenOptions,
+}
+
+/// The pass's code generation options (`fp-contract=`, `prefer-vector-width=`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CodegenOptions {
+    /// The floating-point arithmetic was marked `fastmath<contract>`.
+    pub fp_contract: bool,
+    /// LLVM was asked to vectorize for vectors of this many bits (none: its default).
+    pub prefer_vector_width: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -147,7 +160,14 @@ impl DecisionReport {
                 .collect(),
             warnings: decision.warnings.clone(),
             notes: decision.notes.clone(),
+            codegen: CodegenOptions::default(),
         }
+    }
+
+    /// The report with the code generation options the function was given.
+    pub fn with_codegen(mut self, fp_contract: bool, prefer_vector_width: Option<u32>) -> Self {
+        self.codegen = CodegenOptions { fp_contract, prefer_vector_width };
+        self
     }
 
     /// The report of an explicit `schedule=`.
@@ -201,5 +221,14 @@ mod tests {
         v["added_later"] = serde_json::json!(1);
         assert_eq!(serde_json::from_value::<DecisionReport>(v).unwrap(), r);
         assert!(text.contains("\"source\":\"search\""));
+        // The code generation options round-trip; a line written before they existed reads
+        // as the defaults.
+        let r = r.with_codegen(true, Some(512));
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains("\"codegen\":{\"fp_contract\":true,\"prefer_vector_width\":512}"), "{text}");
+        assert_eq!(serde_json::from_str::<DecisionReport>(&text).unwrap(), r);
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("codegen");
+        assert_eq!(serde_json::from_value::<DecisionReport>(old).unwrap().codegen, CodegenOptions::default());
     }
 }

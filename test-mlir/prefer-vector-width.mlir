@@ -11,6 +11,11 @@
 // RUN:   --convert-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@copy: tile(L0:16)"}))' %s 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// The decision report records the code generation options the function was given.
+// RUN: rm -f %t.jsonl
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{prefer-vector-width=512 fp-contract=true report=%t.jsonl schedule="@copy: tile(L0:16)"}))' %s -o /dev/null
+// RUN: FileCheck %s --check-prefix=REPORT < %t.jsonl
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{prefer-vector-width=384}))' %s 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -21,6 +26,10 @@
 
 // DEFAULT-NOT: remark: affine-autosched: @copy: prefer-vector-width
 // DEFAULT: func.func @copy({{.*}}) attributes {passthrough = ["nounwind", ["prefer-vector-width", "128"]]}
+
+// REPORT: "function":"copy"
+// REPORT-SAME: "source":"explicit"
+// REPORT-SAME: "codegen":{"fp_contract":true,"prefer_vector_width":512}
 
 // BAD: error: affine-autosched: option 'prefer-vector-width' must be one of 0, 128, 256, 512, got '384'
 

@@ -1251,7 +1251,8 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         script_entries.extend(entry);
         eprintln!("autosched: {}", decision.summary(&name, evaluator));
         if let Some(hash) = hash.filter(|_| args.report.is_some()) {
-            let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied);
+            let report = affine_autosched::report::DecisionReport::new(&name, &hash, evaluator.name(), &decision, applied)
+                .with_codegen(args.fp_contract, width);
             lines.push(serde_json::to_string(&report).unwrap_or_default());
         }
     }
