@@ -528,6 +528,20 @@ int64_t autosched_tx_allow_contraction(MlirOperation func) {
   return marked;
 }
 
+bool autosched_tx_rounding_may_change(MlirOperation func) {
+  // nnan and ninf change results only where they were NaN or infinite anyway.
+  constexpr auto rounding = arith::FastMathFlags::reassoc | arith::FastMathFlags::nsz |
+                            arith::FastMathFlags::arcp | arith::FastMathFlags::contract |
+                            arith::FastMathFlags::afn;
+  return unwrap(func)
+      ->walk([&](arith::ArithFastMathInterface op) {
+        return arith::bitEnumContainsAny(op.getFastMathFlagsAttr().getValue(), rounding)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void autosched_tx_prefer_vector_width(MlirOperation func, int64_t bits) {
   Operation *op = unwrap(func);
   MLIRContext *ctx = op->getContext();

@@ -50,6 +50,11 @@ void autosched_tx_commit_tagged(MlirOperation original, MlirOperation clone);
 /// operations it marked (those already marked are not counted).
 int64_t autosched_tx_allow_contraction(MlirOperation func);
 
+/// Whether an operation of `func` carries a fast-math flag that lets LLVM change how a
+/// value is rounded (contract, reassoc, arcp, afn or nsz, or `fast`): then a loop nest and
+/// its transformed copy, compiled alike, may differ in the last bits.
+bool autosched_tx_rounding_may_change(MlirOperation func);
+
 /// Asks LLVM to vectorize `func` (and the OpenMP regions outlined from it) for vectors of
 /// `bits` bits: the LLVM function attribute prefer-vector-width, through func.func's
 /// `passthrough` attribute, which the lowering to the LLVM dialect carries over (the

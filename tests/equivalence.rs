@@ -379,5 +379,15 @@ fn a_difference_within_the_tolerance_is_compared_from_the_written_buffers() {
     assert!(m.verdicts[0].detail.starts_with("equivalent within relative tolerance"), "{}", m.verdicts[0].detail);
     let m = measure::measure("f", &sig, &vs, &quick()).unwrap();
     assert!(!m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    // Within the rounding of f64 (fp-contract's comparison): 1e-7 is far more than 1024
+    // epsilons; 3.0 * (1 + 2^-44), 256 epsilons, is not.
+    let rounding = MeasureConfig { comparison: measure::Comparison::Rounding(1024.0), ..quick() };
+    let m = measure::measure("f", &sig, &vs, &rounding).unwrap();
+    assert!(!m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    let (_, last_bits) = variant_of(&dir, "last_bits", &body("3.0000000000001705"));
+    let (sig, reference) = variant_of(&dir, "reference", &body("3.0"));
+    let m = measure::measure("f", &sig, &[reference, last_bits], &rounding).unwrap();
+    assert!(m.verdicts[0].equivalent, "{}", m.verdicts[0].detail);
+    assert!(m.verdicts[0].detail.starts_with("equivalent within 1024 epsilons"), "{}", m.verdicts[0].detail);
     let _ = std::fs::remove_dir_all(&dir);
 }

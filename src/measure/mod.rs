@@ -109,6 +109,22 @@ pub enum Comparison {
     /// (integers still exactly): for code from other compilers, whose contraction into
     /// fused multiply-adds changes the rounding of values that cancel to near zero.
     Normalized(f64),
+    /// Floats within this many machine epsilons of their element type, relative to the
+    /// largest magnitude in the reference buffer (integers still exactly): for functions
+    /// whose fast-math flags let LLVM change the rounding (`fp-contract=true` fuses a
+    /// multiply into an add where it finds the pattern, which differs between a loop nest
+    /// and its transformed copy).
+    Rounding(f64),
+}
+
+/// The machine epsilon of a floating-point element type.
+fn epsilon(t: ElemType) -> f64 {
+    match t {
+        ElemType::F16 => 9.765625e-4,
+        ElemType::Bf16 => 7.8125e-3,
+        ElemType::F32 => f32::EPSILON as f64,
+        _ => f64::EPSILON,
+    }
 }
 
 /// OpenMP settings of every measurement: threads pinned one per core. Unpinned, a worker
@@ -635,6 +651,7 @@ fn identical(comparison: Comparison) -> String {
         Comparison::Relative(r) | Comparison::Normalized(r) => {
             format!("equivalent: bitwise identical (tolerance {r:e} allowed)")
         }
+        Comparison::Rounding(n) => format!("equivalent: bitwise identical ({n} epsilons allowed)"),
     }
 }
 
@@ -659,11 +676,12 @@ fn compare_outputs(
         let tolerance = match comparison {
             Comparison::Relative(r) if elem.is_float() => Some(r),
             Comparison::Normalized(r) if elem.is_float() => Some(r),
+            Comparison::Rounding(n) if elem.is_float() => Some(n * epsilon(elem)),
             _ => None,
         };
         // The scale of a normalized comparison: the reference buffer's largest magnitude.
         let scale = match comparison {
-            Comparison::Normalized(_) if elem.is_float() => {
+            Comparison::Normalized(_) | Comparison::Rounding(_) if elem.is_float() => {
                 // Over finite values: an infinity would make every difference pass.
                 (0..n).map(|i| decode(&a, elem, i).abs()).filter(|x| x.is_finite()).fold(0.0f64, f64::max).max(1e-30)
             }
@@ -677,7 +695,7 @@ fn compare_outputs(
                 continue;
             }
             let rel = match comparison {
-                Comparison::Normalized(_) => (x - y).abs() / scale,
+                Comparison::Normalized(_) | Comparison::Rounding(_) => (x - y).abs() / scale,
                 _ => (x - y).abs() / x.abs().max(y.abs()).max(1e-30),
             };
             match tolerance {
@@ -700,6 +718,9 @@ fn compare_outputs(
         Comparison::Relative(r) if worst > 0.0 => format!("equivalent within relative tolerance {r:e} (worst {worst:.2e})"),
         Comparison::Normalized(r) if worst > 0.0 => {
             format!("equivalent within {r:e} of the largest reference value (worst {worst:.2e})")
+        }
+        Comparison::Rounding(n) if worst > 0.0 => {
+            format!("equivalent within {n} epsilons of the largest reference value (worst {worst:.2e} of it)")
         }
         _ => identical(comparison),
     };

@@ -222,6 +222,14 @@ fn symbol_user(op: Op) -> Option<String> {
 /// Candidates compiled into one library (the compilers' start-up is paid once per batch).
 const EXECUTION_BATCH: usize = 16;
 
+/// The tolerance of the comparison with the original where fast-math flags let the rounding
+/// change ([`Comparison::Rounding`]): a fused and an unfused multiply-add differ by at most
+/// one rounding per step, so a reduction of k terms by about k epsilons of its largest
+/// partial sum in the worst case; 1024 covers reductions of a thousand terms and more
+/// (errors grow as their square root on typical data), while a wrong order of updates, what
+/// the comparison is there to catch, is off by the size of the values.
+const ROUNDING_EPSILONS: f64 = 1024.0;
+
 /// Measures every candidate against the original, in the same driver run: the score is the
 /// ratio of their median times. A candidate whose outputs differ from the original's is
 /// dropped (and reported: it would be a bug in a legality check).
@@ -249,8 +257,15 @@ impl ExecutionEvaluator {
                 func.string_attr("sym_name").unwrap_or_default()
             ))));
         }
-        // Every legal schedule here preserves each element's order of operations.
-        cfg.comparison = Comparison::Exact;
+        // Every legal schedule here preserves each element's order of operations, so its
+        // outputs are the original's bit for bit, unless the function's fast-math flags let
+        // LLVM round differently in each copy (fp-contract=true: where it fuses a multiply
+        // into an add depends on the loop nest it sees).
+        cfg.comparison = if transform::rounding_may_change(func) {
+            Comparison::Rounding(ROUNDING_EPSILONS)
+        } else {
+            Comparison::Exact
+        };
         let function = func.string_attr("sym_name").unwrap_or_default();
         Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, original_seconds: None, warnings: Vec::new() })
     }

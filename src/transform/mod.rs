@@ -15,7 +15,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_prefer_vector_width, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
     autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
@@ -373,6 +373,14 @@ pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformE
 pub fn allow_contraction(func: Op) -> usize {
     // SAFETY: func is a live operation.
     unsafe { autosched_tx_allow_contraction(func.0) }.max(0) as usize
+}
+
+/// Whether `func`'s fast-math flags let LLVM change the rounding of its results (as
+/// `fp-contract=true` does): its transformed copies are then compared with the original
+/// within a rounding tolerance, not bit for bit.
+pub fn rounding_may_change(func: Op) -> bool {
+    // SAFETY: func is a live operation.
+    unsafe { autosched_tx_rounding_may_change(func.0) }
 }
 
 /// Asks LLVM to vectorize `func` for vectors of `bits` bits (the LLVM function attribute
