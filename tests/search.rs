@@ -360,6 +360,28 @@ fn execution_and_hybrid_decisions_are_measured() {
 }
 
 #[test]
+fn hybrid_measures_model_modes_choice_among_its_finalists() {
+    // Model mode ranks by the pessimistic end of the model's interval, hybrid's search by its
+    // point estimate: their beams part ways, and on batched-matmul hybrid's finalists all
+    // fused its two nests (7-15x measured) while model mode's unfused choice ran 54x. Hybrid
+    // measures model mode's choice too, so it never ends behind the model alone.
+    use affine_autosched::options::{Evaluator, DEFAULT_BEAM_WIDTH, DEFAULT_MAX_DEPTH, DEFAULT_MEASURE_TOP_K};
+    use affine_autosched::search::{optimize, OptimizeConfig};
+    let model = cost_model::load(None).unwrap();
+    let m = benchmark("batched-matmul.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let search = SearchConfig { beam_width: DEFAULT_BEAM_WIDTH as usize, max_depth: DEFAULT_MAX_DEPTH as usize };
+    let by_model = optimize(f, &p, Some(&model), &OptimizeConfig::new(search, Evaluator::Model, 1)).unwrap();
+    assert!(!by_model.schedule.is_identity(), "{}", by_model.summary("f", Evaluator::Model));
+    let mut cfg = OptimizeConfig::new(search, Evaluator::Hybrid, DEFAULT_MEASURE_TOP_K as usize);
+    cfg.final_measure.reps = 1;
+    let hybrid = optimize(f, &p, Some(&model), &cfg).unwrap();
+    let measured: Vec<String> = hybrid.finalists.iter().map(|(s, _)| s.to_string()).collect();
+    assert!(measured.contains(&by_model.schedule.to_string()), "{} not among {measured:?}", by_model.schedule);
+}
+
+#[test]
 fn contracted_functions_are_compared_within_their_rounding() {
     // With fp-contract=true, LLVM fuses a multiply into an add where it sees the pattern,
     // which differs between syrk's nest and its register-accumulating copy: their outputs

@@ -516,6 +516,55 @@ pub fn pessimistic_choice<'a>(candidates: &[(&'a Schedule, Interval)]) -> Option
         .filter(|(_, i)| i.lo > MIN_PREDICTED_GAIN)
 }
 
+/// Model mode's decision on `result` (a search ranked by the pessimistic end, with the
+/// members' predictions of what it scored): the schedule whose interval's low end at
+/// `confidence` percent is best, applied only when even that end predicts a gain beyond the
+/// margin (a single network is its own most pessimistic member); or why the original stays.
+fn model_choice(
+    result: &SearchResult,
+    members: &HashMap<String, Vec<f32>>,
+    model: &CostModel,
+    confidence: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Result<(Schedule, Interval), String>, SearchError> {
+    let original = members
+        .get(&Schedule::default().to_string())
+        .ok_or_else(|| SearchError::Features("the original was not scored".into()))?;
+    // The interval's low end at the asked confidence (the calibrated one by default).
+    let level = match model.interval_coverage() {
+        Some(coverage) => Some((confidence as f64 / 100.0, coverage)),
+        None => {
+            if confidence != crate::options::DEFAULT_CONFIDENCE as usize {
+                warnings.push(format!(
+                    "option 'confidence' ignored: the model {} has no calibrated interval (its members' extremes decide)",
+                    model.path().display()
+                ));
+            }
+            None
+        }
+    };
+    let pairs: Vec<(&Schedule, Interval)> = pessimistic_pool(&result.ranked, result.identity())
+        .into_iter()
+        .filter_map(|s| {
+            let i = Interval::of(members.get(&s.to_string())?, original, model.interval_output());
+            Some((s, level.map_or(i, |(p, c)| i.at_confidence(p, c))))
+        })
+        .collect();
+    Ok(match pessimistic_choice(&pairs) {
+        Some((s, i)) => Ok((s.clone(), i)),
+        None => Err(match pairs.first().map(|(_, i)| *i) {
+            Some(i) if i.is_spread() && i.point > MIN_PREDICTED_GAIN => format!(
+                "no schedule's pessimistic estimate beat the original by more than {:.0}% (the best predicted {:.2}x [{:.2}x, {:.2}x])",
+                (MIN_PREDICTED_GAIN - 1.0) * 100.0,
+                i.point,
+                i.lo,
+                i.hi
+            ),
+            _ => format!("no schedule was predicted faster than the original by more than {:.0}%", (MIN_PREDICTED_GAIN - 1.0) * 100.0),
+        }),
+    })
+}
+
 #[derive(Clone, Debug)]
 pub struct OptimizeConfig {
     pub search: SearchConfig,
@@ -731,6 +780,8 @@ pub fn optimize(
     }
     let mut warnings = Vec::new();
     let mut members = HashMap::new();
+    let mut model_pick: Option<Schedule> = None;
+    let mut searched_extra = 0.0;
     let (result, mut measurements) = match cfg.evaluator {
         EvaluatorKind::Model => {
             let model = model.ok_or(SearchError::NoModel)?;
@@ -739,7 +790,19 @@ pub fn optimize(
             (result, 0)
         }
         // Hybrid measures its finalists: the point estimate ranks them.
-        EvaluatorKind::Hybrid => (beam_search(func, program, model.ok_or(SearchError::NoModel)?, cfg.search)?, 0),
+        EvaluatorKind::Hybrid => {
+            let model = model.ok_or(SearchError::NoModel)?;
+            let result = beam_search(func, program, model, cfg.search)?;
+            // And model mode's own decision, measured beside them: ranked by the pessimistic
+            // end, model mode's beam goes other ways than the point estimate's (on
+            // batched-matmul hybrid's finalists all fused its two nests and measured 7-11x,
+            // while model mode's unfused choice ran 51x in the same harness run), so without
+            // it hybrid could end slower than the model alone.
+            let (pessimistic, m) = beam_search_with_members(func, program, model, cfg.search, cfg.confidence as f64 / 100.0)?;
+            model_pick = model_choice(&pessimistic, &m, model, cfg.confidence, &mut Vec::new())?.ok().map(|(s, _)| s);
+            searched_extra = pessimistic.seconds;
+            (result, 0)
+        }
         EvaluatorKind::Execution => {
             let mut ev = ExecutionEvaluator::new(func, cfg.search_measure.clone())?;
             let r = search(func, program, &mut ev, cfg.search)?;
@@ -756,7 +819,7 @@ pub fn optimize(
         proposed: result.proposed,
         scored: result.scored,
         measurements,
-        search_seconds: result.seconds,
+        search_seconds: result.seconds + searched_extra,
         measure_seconds: 0.0,
         warnings,
         ranked: result.ranked.clone(),
@@ -768,49 +831,14 @@ pub fn optimize(
     let identity = result.identity();
     let ratio = |s: &Scored| s.score / identity;
     if cfg.evaluator == EvaluatorKind::Model {
-        // Applied only when even the most pessimistic member of the model predicts a gain
-        // beyond the margin (a single network is its own most pessimistic member).
         let model = model.ok_or(SearchError::NoModel)?;
-        let original = members.get(&Schedule::default().to_string()).ok_or_else(|| SearchError::Features("the original was not scored".into()))?;
-        // The interval's low end at the asked confidence (the calibrated one by default).
-        let level = match model.interval_coverage() {
-            Some(coverage) => Some((cfg.confidence as f64 / 100.0, coverage)),
-            None => {
-                if cfg.confidence != crate::options::DEFAULT_CONFIDENCE as usize {
-                    decision.warnings.push(format!(
-                        "option 'confidence' ignored: the model {} has no calibrated interval (its members' extremes decide)",
-                        model.path().display()
-                    ));
-                }
-                None
-            }
-        };
-        let pairs: Vec<(&Schedule, Interval)> = pessimistic_pool(&result.ranked, identity)
-            .into_iter()
-            .filter_map(|s| {
-                let i = Interval::of(members.get(&s.to_string())?, original, model.interval_output());
-                Some((s, level.map_or(i, |(p, c)| i.at_confidence(p, c))))
-            })
-            .collect();
-        match pessimistic_choice(&pairs) {
-            Some((s, i)) => {
+        match model_choice(&result, &members, model, cfg.confidence, &mut decision.warnings)? {
+            Ok((s, i)) => {
                 decision.predicted = Some(i.point);
                 decision.predicted_interval = i.is_spread().then_some((i.lo, i.hi));
-                decision.schedule = s.clone();
+                decision.schedule = s;
             }
-            None => {
-                let best = pairs.first().map(|(_, i)| *i);
-                decision.kept = Some(match best {
-                    Some(i) if i.is_spread() && i.point > MIN_PREDICTED_GAIN => format!(
-                        "no schedule's pessimistic estimate beat the original by more than {:.0}% (the best predicted {:.2}x [{:.2}x, {:.2}x])",
-                        (MIN_PREDICTED_GAIN - 1.0) * 100.0, i.point, i.lo, i.hi
-                    ),
-                    _ => format!(
-                        "no schedule was predicted faster than the original by more than {:.0}%",
-                        (MIN_PREDICTED_GAIN - 1.0) * 100.0
-                    ),
-                });
-            }
+            Err(why) => decision.kept = Some(why),
         }
         return Ok(decision);
     }
@@ -825,12 +853,13 @@ pub fn optimize(
     };
     // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
     // never scored has no prediction (NaN).
-    let unscored: Vec<Scored> = cfg
-        .seeds
-        .iter()
-        .filter(|seed| !seed.is_identity() && !finalists.iter().any(|f| &f.schedule == *seed))
-        .map(|seed| result.ranked.iter().find(|r| &r.schedule == seed).cloned().unwrap_or(Scored { schedule: seed.clone(), score: f32::NAN }))
-        .collect();
+    let mut unscored: Vec<Scored> = Vec::new();
+    for seed in cfg.seeds.iter().chain(&model_pick) {
+        if seed.is_identity() || finalists.iter().any(|f| &f.schedule == seed) || unscored.iter().any(|u| &u.schedule == seed) {
+            continue;
+        }
+        unscored.push(result.ranked.iter().find(|r| &r.schedule == seed).cloned().unwrap_or(Scored { schedule: seed.clone(), score: f32::NAN }));
+    }
     finalists.extend(unscored.iter());
     if finalists.is_empty() {
         decision.kept = Some("no legal schedule to try".into());
