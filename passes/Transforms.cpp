@@ -535,9 +535,10 @@ bool autosched_tx_rounding_may_change(MlirOperation func) {
                             arith::FastMathFlags::afn;
   return unwrap(func)
       ->walk([&](arith::ArithFastMathInterface op) {
-        return arith::bitEnumContainsAny(op.getFastMathFlagsAttr().getValue(), rounding)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
+        // Optional on some ops (arith.extf, arith.truncf): absent means none.
+        arith::FastMathFlagsAttr flags = op.getFastMathFlagsAttr();
+        return flags && arith::bitEnumContainsAny(flags.getValue(), rounding) ? WalkResult::interrupt()
+                                                                               : WalkResult::advance();
       })
       .wasInterrupted();
 }

@@ -330,9 +330,11 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
                 let stored: BTreeSet<String> = schedules.iter().filter(|s| !s.is_empty()).map(|s| unrolls_sorted(s)).collect();
                 let caches: Vec<affine_autosched::machine::Cache> = serde_json::from_value(v["machine"]["caches"].clone()).unwrap();
                 let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize);
-                let again = [0, 8].iter().find_map(|&long| {
+                // (long, lookahead) walks: the first dataset, the long/wide/linear chunks, the
+                // tiles chunks.
+                let again = [(0, 0), (8, 0), (4, 8)].iter().find_map(|&(long, lookahead)| {
                     let drawn: BTreeSet<String> = host
-                        .scoped(|| datagen::build_batch(&p, 16, long))
+                        .scoped(|| datagen::build_batch_with_lookahead(&p, 16, long, lookahead))
                         .unwrap()
                         .schedules
                         .iter()
@@ -403,6 +405,46 @@ fn long_walks_make_long_schedules_and_leave_the_short_ones_as_they_were() {
         let n = plain.schedules.len().min(3);
         assert_eq!(mixed.schedules[..n], plain.schedules[..n], "{}", p.id);
     }
+}
+
+#[test]
+fn lookahead_walks_make_the_register_tiles_the_search_proposes() {
+    // On contraction programs, lookahead walks take the Tile stage's lookahead sequences (a
+    // band tiled, accumulating, unrolled and jammed into a register tile, packed or not)
+    // where the walk so far left such a band (i-j-k order, whole tiles): legal as a whole,
+    // they build, and they hold several times the register tiles of long walks, which reach
+    // one only through three stages' choices in a row. With no lookahead walks a batch is
+    // build_batch's.
+    let register_tile = |s: &Schedule| {
+        let text = s.to_string();
+        (text.contains("accumulate(") && text.matches("unroll(").count() >= 2, text.contains("pack("))
+    };
+    // The tile sizes drawn depend on the caches and cores: those of a fixed host (2 cores,
+    // L2 1 MiB each, L3 32 MiB), so that the counts are the same on every machine.
+    use affine_autosched::machine::Cache;
+    let caches = [
+        Cache { level: 1, bytes: 48 << 10, shared_by: 1 },
+        Cache { level: 2, bytes: 1 << 20, shared_by: 1 },
+        Cache { level: 3, bytes: 32 << 20, shared_by: 2 },
+    ];
+    let (ahead, packed, long) = tile_sizes::Target::recorded(&caches, 2).scoped(|| {
+        let (mut ahead, mut packed, mut long) = (0, 0, 0);
+        for i in 0..12 {
+            let p = programs::generate_class(5, i, programs::Sizes::Real, Some(programs::ProgramClass::Contraction));
+            for s in &datagen::build_batch_with_lookahead(&p, 6, 0, 6).unwrap().schedules {
+                let (tile, pack) = register_tile(s);
+                ahead += tile as usize;
+                packed += (tile && pack) as usize;
+                datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
+            }
+            let plain = datagen::build_batch(&p, 6, 6).unwrap();
+            long += plain.schedules.iter().filter(|s| register_tile(s).0).count();
+            assert_eq!(datagen::build_batch_with_lookahead(&p, 6, 6, 0).unwrap().schedules, plain.schedules, "{}", p.id);
+        }
+        (ahead, packed, long)
+    });
+    eprintln!("register tiles in 72 walks: {ahead} lookahead ({packed} packed), {long} long");
+    assert!(ahead >= 3 * long.max(1) && packed > 0, "register tiles in 72 walks: {ahead} lookahead ({packed} packed), {long} long");
 }
 
 fn points(dir: &std::path::Path) -> Vec<(String, String)> {

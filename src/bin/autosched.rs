@@ -136,6 +136,12 @@ enum Command {
         /// existed; a program's short schedules do not depend on it.
         #[arg(long, default_value_t = 0)]
         long_walks: usize,
+        /// How many are lookahead walks: long walks that take the search's lookahead
+        /// sequences where a stage has them (register tiles of contraction bands, packed or
+        /// not). 0 reproduces data generated before this option existed; the short and long
+        /// schedules do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        lookahead_walks: usize,
         #[arg(long)]
         out: PathBuf,
         /// This shard, as i/n.
@@ -1473,7 +1479,7 @@ fn main() -> ExitCode {
         Command::Apply { file, schedule, output, fp_contract, prefer_vector_width } => {
             apply(file, schedule, output, fp_contract, prefer_vector_width.map(|w| w.parse().expect("checked by clap")))
         }
-        Command::Datagen { seed, programs, schedules_per_program, long_walks, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
+        Command::Datagen { seed, programs, schedules_per_program, long_walks, lookahead_walks, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -1486,7 +1492,7 @@ fn main() -> ExitCode {
             }
             let remeasure = remeasure.zip(kind).map(|(dataset, kind)| affine_autosched::datagen::Remeasure { dataset, kind });
             datagen(affine_autosched::datagen::DatagenConfig {
-                seed, programs: programs.unwrap_or(0), schedules_per_program, long_walks, out, shard, measure, progress: !quiet, resume_from,
+                seed, programs: programs.unwrap_or(0), schedules_per_program, long_walks, lookahead_walks, out, shard, measure, progress: !quiet, resume_from,
                 quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
                 sizes, class, remeasure,
             })

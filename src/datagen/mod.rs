@@ -160,6 +160,8 @@ pub struct DatagenConfig {
     pub schedules_per_program: usize,
     /// How many of a program's schedules are long walks (see [`build_batch`]).
     pub long_walks: usize,
+    /// How many are lookahead walks (see [`build_batch_with_lookahead`]).
+    pub lookahead_walks: usize,
     pub out: PathBuf,
     pub shard: (u64, u64),
     pub measure: MeasureConfig,
@@ -285,6 +287,14 @@ pub struct Batch {
 /// ones of the batch built with `long = 0`: data generated before long walks existed is
 /// reproduced by `long = 0`.
 pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch, DatagenError> {
+    build_batch_with_lookahead(p, k, long, 0)
+}
+
+/// [`build_batch`] with up to `lookahead` of the `k` schedules drawn as lookahead walks
+/// ([`sampler::Walk::Lookahead`]: register tiles of contraction bands, packed or not), from
+/// a stream of their own after the short and long ones: with `lookahead = 0` the batch is
+/// [`build_batch`]'s, and the short and long schedules do not depend on it.
+pub fn build_batch_with_lookahead(p: &GeneratedProgram, k: usize, long: usize, lookahead: usize) -> Result<Batch, DatagenError> {
     let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
     let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
     let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
@@ -295,13 +305,15 @@ pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch,
     }
     let signature = measure::Signature::of(func).map_err(|e| fail(e.to_string()))?;
     let long = long.min(k);
+    let lookahead = lookahead.min(k - long);
     let mut seen: HashSet<String> = HashSet::new();
     let mut schedules = Vec::new();
     let mut refused = 0;
     let salt = programs::stream_salt(p);
     let streams = [
-        (sampler::Walk::Short, Rng::for_item(p.seed ^ 0x5c4e_d01e ^ salt, p.index), k - long),
+        (sampler::Walk::Short, Rng::for_item(p.seed ^ 0x5c4e_d01e ^ salt, p.index), k - long - lookahead),
         (sampler::Walk::Long, Rng::for_item(p.seed ^ 0x10a9_3a1c ^ salt, p.index), long),
+        (sampler::Walk::Lookahead, Rng::for_item(p.seed ^ 0x7a11_7e5e ^ salt, p.index), lookahead),
     ];
     for (kind, mut rng, want) in streams {
         let goal = schedules.len() + want;
@@ -609,7 +621,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         }
         let program_start = std::time::Instant::now();
         let batch = match batch {
-            None => build_batch(&p, cfg.schedules_per_program, cfg.long_walks),
+            None => build_batch_with_lookahead(&p, cfg.schedules_per_program, cfg.long_walks, cfg.lookahead_walks),
             Some(schedules) => given_batch(&p, &schedules),
         };
         let outcome = batch.and_then(|mut b| {

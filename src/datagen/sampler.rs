@@ -4,7 +4,8 @@
 //! they are among the beam's states; a [`Walk::Long`] takes nearly every stage, so that the
 //! data also holds schedules as long as the ones the search ends with), the walk takes one
 //! of the steps the search would propose there ([`candidates`]), or one of the search's
-//! combinations of that stage's legal steps ([`combinations`]), chosen among those the
+//! combinations of that stage's legal steps ([`combinations`]) — or, in a
+//! [`Walk::Lookahead`], one of its lookahead sequences ([`lookahead`]) —, chosen among those the
 //! transformation layer accepts after the walk so far, decided as the search decides it
 //! ([`StateCheck`]). So every schedule the beam search can make has a nonzero probability of
 //! being measured, and no schedule is measured that the search could not make: the stage
@@ -14,7 +15,7 @@
 use super::rng::Rng;
 use crate::ir::{mlir::Op, Program};
 use crate::schedule::{Schedule, Transform};
-use crate::search::candidates::{candidates, combinations, STAGES};
+use crate::search::candidates::{candidates, combinations, lookahead, STAGES};
 use crate::search::StateCheck;
 use crate::transform::Prefix;
 use std::collections::HashMap;
@@ -35,6 +36,10 @@ const COMBINATION_PROBABILITY: f64 = 0.35;
 const LONG_STAGE_PROBABILITY: f64 = 0.85;
 const LONG_COMBINATION_PROBABILITY: f64 = 0.5;
 
+/// How often a [`Walk::Lookahead`] takes one of a stage's lookahead sequences where the
+/// stage has them (a contraction band at the Tile stage: a register tile, packed or not).
+const LOOKAHEAD_SEQUENCE_PROBABILITY: f64 = 0.8;
+
 /// How a walk decides, at each stage, whether to take a step there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Walk {
@@ -42,20 +47,27 @@ pub enum Walk {
     Short,
     /// Each stage with [`LONG_STAGE_PROBABILITY`]: schedules as long as the search's.
     Long,
+    /// A long walk that takes, where a stage has them, one of the search's lookahead
+    /// sequences (`TransformKind::lookahead`: a contraction band tiled, accumulating and
+    /// unrolled-and-jammed into a register tile in one step, its input packed or not), then
+    /// goes on from the stage of the sequence's last step as the search's states do. A
+    /// short or long walk reaches a register tile only through three stages' choices in a
+    /// row, so the data held few of the schedules the lookahead makes the search propose.
+    Lookahead,
 }
 
 impl Walk {
     fn stage_probability(self, stage: crate::schedule::Stage) -> f64 {
         match self {
             Walk::Short => stage.walk_probability(),
-            Walk::Long => LONG_STAGE_PROBABILITY,
+            Walk::Long | Walk::Lookahead => LONG_STAGE_PROBABILITY,
         }
     }
 
     fn combination_probability(self) -> f64 {
         match self {
             Walk::Short => COMBINATION_PROBABILITY,
-            Walk::Long => LONG_COMBINATION_PROBABILITY,
+            Walk::Long | Walk::Lookahead => LONG_COMBINATION_PROBABILITY,
         }
     }
 }
@@ -71,7 +83,14 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
     // analyses its check ran skipped (as the search extends its beam): replaying the walk at
     // every stage re-ran each parallelization's dependence analysis on unrolled bodies.
     let mut current: Option<Prefix> = None;
+    let position = |stage| STAGES.iter().position(|s| *s == stage);
     for &stage in STAGES {
+        // A lookahead sequence decided the stages up to its last step's (as it does for the
+        // search's states). Only lookahead walks have steps of later stages, so the other
+        // walks draw from their streams as before.
+        if schedule.steps.iter().any(|t| position(t.stage()) > position(stage)) {
+            continue;
+        }
         if schedule.steps.len() >= max_depth || !rng.chance(kind.stage_probability(stage)) {
             continue;
         }
@@ -107,6 +126,16 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
                 break 'stage None;
             }
             let room = max_depth - schedule.steps.len();
+            if kind == Walk::Lookahead {
+                let mut ahead: Vec<Vec<Transform>> =
+                    lookahead(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
+                if !ahead.is_empty() && rng.chance(LOOKAHEAD_SEQUENCE_PROBABILITY) {
+                    rng.shuffle(&mut ahead);
+                    if let Some(sequence) = ahead.into_iter().find(|c| state.check(c, &mut bases).is_ok()) {
+                        break 'stage Some(sequence);
+                    }
+                }
+            }
             let mut combos: Vec<Vec<Transform>> =
                 combinations(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
             if combine && !combos.is_empty() {
