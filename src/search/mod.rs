@@ -798,9 +798,20 @@ pub fn optimize(
             // batched-matmul hybrid's finalists all fused its two nests and measured 7-11x,
             // while model mode's unfused choice ran 51x in the same harness run), so without
             // it hybrid could end slower than the model alone.
-            let (pessimistic, m) = beam_search_with_members(func, program, model, cfg.search, cfg.confidence as f64 / 100.0)?;
-            model_pick = model_choice(&pessimistic, &m, model, cfg.confidence, &mut Vec::new())?.ok().map(|(s, _)| s);
-            searched_extra = pessimistic.seconds;
+            // An extra candidate, not the decision: if its search fails, hybrid goes on without it.
+            match beam_search_with_members(func, program, model, cfg.search, cfg.confidence as f64 / 100.0) {
+                Ok((pessimistic, m)) => {
+                    searched_extra = pessimistic.seconds;
+                    model_pick = match model_choice(&pessimistic, &m, model, cfg.confidence, &mut Vec::new()) {
+                        Ok(choice) => choice.ok().map(|(s, _)| s),
+                        Err(e) => {
+                            log::warn!("model mode's choice is not measured: {e}");
+                            None
+                        }
+                    };
+                }
+                Err(e) => log::warn!("model mode's choice is not measured: its search failed: {e}"),
+            }
             (result, 0)
         }
         EvaluatorKind::Execution => {
