@@ -534,6 +534,9 @@ def blas_section(results) -> list:
     rows = [(r, s) for r, s in rows if s.get("blas") or any(w.startswith("blas") for w in s["wrong"])]
     if not rows:
         return []
+    # The options the results were measured with (another host's, when rendering its cache).
+    used = " / ".join(sorted({r["ours"][CODEGEN_VARIANT]["options"] for r, _ in rows
+                              if r["ours"].get(CODEGEN_VARIANT, {}).get("options")})) or codegen_options()
     out = ["## Against BLAS: the contractions' ceiling\n",
            "The same kernel through OpenBLAS (`<kernel>.blas.c`: cblas calls on the same buffers, "
            f"`{CLANG} {' '.join(CLANG_FLAGS)} ... {' '.join(BLAS_LIBS)}`, Debian's libopenblas with as many "
@@ -541,7 +544,7 @@ def blas_section(results) -> list:
            "naive version like them. GFLOP/s from the nominal operation count (2 per multiply-add); the "
            "other columns are each variant's time as a share of BLAS's (BLAS time / variant time: 100% "
            "matches the library). `hybrid-fma` is hybrid with the pass's code generation options "
-           f"(`{codegen_options()}` on this host): the multiply-add fusion that clang's C, and so the clang, "
+           f"(`{used}`, as recorded with the results): the multiply-add fusion that clang's C, and so the clang, "
            "Polly and BLAS-wrapper columns, gets by default (one rounding instead of two), and the vector "
            "width OpenBLAS uses on AVX-512; its schedule is searched and measured with them.\n",
            "| kernel | BLAS GFLOP/s | naive | mlir-affine | polly | model | hybrid | hybrid-fma | execution |",

@@ -797,8 +797,8 @@ pub fn optimize(
             // end, model mode's beam goes other ways than the point estimate's (on
             // batched-matmul hybrid's finalists all fused its two nests and measured 7-11x,
             // while model mode's unfused choice ran 51x in the same harness run), so without
-            // it hybrid could end slower than the model alone.
-            // An extra candidate, not the decision: if its search fails, hybrid goes on without it.
+            // it hybrid could end slower than the model alone. An extra candidate, not the
+            // decision: if its search fails, hybrid goes on without it.
             match beam_search_with_members(func, program, model, cfg.search, cfg.confidence as f64 / 100.0) {
                 Ok((pessimistic, m)) => {
                     searched_extra = pessimistic.seconds;
