@@ -231,8 +231,10 @@ const EXECUTION_BATCH: usize = 16;
 const ROUNDING_EPSILONS: f64 = 1024.0;
 
 /// Measures every candidate against the original, in the same driver run: the score is the
-/// ratio of their median times. A candidate whose outputs differ from the original's is
-/// dropped (and reported: it would be a bug in a legality check).
+/// ratio of their median times, or of the candidate's slow mode where its runs fall in two
+/// ([`measure::Measurement::judged_speedup`]: a decision must not rest on the lucky draw).
+/// A candidate whose outputs differ from the original's is dropped (and reported: it would
+/// be a bug in a legality check).
 pub struct ExecutionEvaluator {
     func: Op,
     function: String,
@@ -243,6 +245,8 @@ pub struct ExecutionEvaluator {
     /// The original's median time in the last measurement.
     pub original_seconds: Option<f64>,
     pub warnings: Vec<String>,
+    /// Candidates judged by their slow mode, one line each (for the decision's notes).
+    pub unsteady: Vec<String>,
 }
 
 impl ExecutionEvaluator {
@@ -267,7 +271,7 @@ impl ExecutionEvaluator {
             Comparison::Exact
         };
         let function = func.string_attr("sym_name").unwrap_or_default();
-        Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, original_seconds: None, warnings: Vec::new() })
+        Ok(ExecutionEvaluator { func, function, sig, cfg, measured: 0, original_seconds: None, warnings: Vec::new(), unsteady: Vec::new() })
     }
 
     /// Timed repetitions per variant from now on.
@@ -307,7 +311,21 @@ impl ExecutionEvaluator {
         for (k, &i) in present.iter().enumerate() {
             let verdict = &m.verdicts[k];
             if verdict.equivalent {
-                out[i] = Some(m.speedup(k + 1) as f32);
+                let (speedup, unsteady) = m.judged_speedup(k + 1);
+                if unsteady {
+                    let t = &m.timings[k + 1];
+                    let note = format!(
+                        "candidate '{}' ran in two modes ({:.3}-{:.3} s against the original's {:.3} s): judged by its slow one, {speedup:.2}x (its median: {:.2}x)",
+                        schedules[i],
+                        t.min(),
+                        t.max(),
+                        m.timings[0].median(),
+                        m.speedup(k + 1)
+                    );
+                    log::info!("{note}");
+                    self.unsteady.push(note);
+                }
+                out[i] = Some(speedup as f32);
             } else {
                 let w = format!("candidate '{}' of @{} was rejected: {}", schedules[i], self.function, verdict.detail);
                 log::warn!("{w}");

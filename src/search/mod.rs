@@ -685,7 +685,7 @@ pub struct Decision {
     /// In model mode with an ensemble: its most pessimistic and most optimistic member.
     pub predicted_interval: Option<(f32, f32)>,
     /// The measured speedup of `schedule` over the original (median over repetitions, both
-    /// in one run), where measured.
+    /// in one run; the slow mode's median where its runs fell in two), where measured.
     pub measured: Option<f64>,
     /// Why the original was kept, when it was.
     pub kept: Option<String>,
@@ -902,8 +902,9 @@ pub fn optimize(
         let reps = ((REPEAT_BUDGET / t) as usize).max(cfg.final_measure.reps).min(500.max(cfg.final_measure.reps));
         log::debug!("original runs in {:.3} ms: measuring the finalists again with {reps} repetitions", t * 1e3);
         ev.set_reps(reps);
-        // The first round's warnings would come again.
+        // The first round's warnings and notes would come again.
         ev.warnings.clear();
+        ev.unsteady.clear();
         speedups = ev.evaluate(&schedules)?;
     }
     let best = finalists
@@ -935,6 +936,7 @@ pub fn optimize(
     measurements += ev.measured;
     decision.measurements = measurements;
     decision.warnings.append(&mut ev.warnings);
+    decision.notes.append(&mut ev.unsteady);
     decision.measure_seconds = started.elapsed().as_secs_f64();
     match best {
         Some((s, m)) if m > MIN_MEASURED_GAIN => {
