@@ -154,7 +154,8 @@ def ours(kernel: Path, evaluator: str, out: Path, options: str) -> dict:
     remark = next((l for l in err.splitlines() if "remark: affine-autosched: @" in l), "")
     predicted = d.get("predicted") or {}
     return {"ok": True, "remark": remark.split("remark: ", 1)[-1], "wall_seconds": wall,
-            "warnings": d["warnings"], "schedule": d["schedule"] if d["applied"] else "",
+            "warnings": d["warnings"], "notes": d.get("notes") or [],
+            "schedule": d["schedule"] if d["applied"] else "",
             "predicted": predicted.get("speedup"), "measured": d.get("measured"),
             "scored": d["scored"], "measurements": d["measurements"] or None,
             "search_seconds": d["search_seconds"], "measure_seconds": d["measure_seconds"] or None}
@@ -490,6 +491,8 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
             warnings = info.get("warnings") or []
             if warnings:
                 remark += " WARNINGS: " + " / ".join(w.split("warning: ", 1)[-1] for w in warnings).replace("|", "/")
+            if info.get("notes"):
+                remark += " NOTES: " + " / ".join(info["notes"]).replace("|", "/")
             lines.append(f"| {res['kernel']} | {ev} | `{sched}` | {pred} | {meas} | {remark[:400]} |")
     lines.append("")
     lines.append("## Where we lose to the best baseline (hybrid)\n")
