@@ -67,7 +67,8 @@ struct AffineAutoschedPass
                             llvm::cl::init(defaultOption(0))};
   Option<int64_t> maxDepth{
       *this, "max-depth",
-      llvm::cl::desc("Maximum number of transformations in a schedule"),
+      llvm::cl::desc("Maximum number of transformations on any one loop nest "
+                     "of a schedule (32 in all at most)"),
       llvm::cl::init(defaultOption(1))};
   Option<std::string> model{
       *this, "model",

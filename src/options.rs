@@ -44,7 +44,7 @@ impl FromStr for Evaluator {
 
 pub const DEFAULT_BEAM_WIDTH: i64 = 8;
 pub const MAX_BEAM_WIDTH: i64 = 256;
-// Six stages, but a stage may give every nest of a multi-nest program its step.
+// Steps on one nest (`Schedule::depth`): a register tile and its parallelization take 7-9.
 pub const DEFAULT_MAX_DEPTH: i64 = 12;
 pub const MAX_SCHEDULE_LENGTH: i64 = 32;
 pub const DEFAULT_MEASURE_TOP_K: i64 = 3;

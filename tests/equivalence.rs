@@ -128,6 +128,14 @@ fn accumulation_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "tile(L0.0.0:8); accumulate(L0.0.0); unroll(L0.0.0:4)");
     // tmp[i][j] = 0 beside the k loop, then accumulated; the second product too.
     equivalent("2mm.mlir", "kernel_2mm", "accumulate(L0.0.0); unroll(L0.0:2); accumulate(L1.0.0); unroll(L1:2)");
+    // Both products as register tiles at once (the Distribute stage's lookahead), packed.
+    equivalent(
+        "2mm.mlir",
+        "kernel_2mm",
+        "distribute(L0.0); distribute(L1.0); distribute(L0); distribute(L1); tile(L0.d1:36, L0.0.d1:38, L0.0.0:35); \
+         tile(L1.d1:36, L1.0.d1:44, L1.0.0:38); pack(L0.d1, %arg4); accumulate(L0.0.0); accumulate(L1.0.0); \
+         unroll(L0.d1:4); unroll(L0.0.d1:19); unroll(L1.d1:4); unroll(L1.0.d1:11); parallelize(L0.d1.t); parallelize(L1.0.d1.t)",
+    );
     equivalent("transform-accumulate.mlir", "total", "accumulate(L0.0)");
     equivalent("iter-args.mlir", "rows", "unroll(L0:2)"); // a jam through a reduction
 }

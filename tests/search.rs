@@ -938,3 +938,62 @@ fn loop_structures_are_the_nests_the_steps_build() {
     assert_eq!(of(""), of("tile(L0:64, L0.0:64, L0.0.0:64); accumulate(L0.0.0); unroll(L0:4)"));
     assert_ne!(of("interchange(L0.0.0, L0, L0.0)"), of("interchange(L0, L0.0.0, L0.0)"));
 }
+
+/// Chained contractions (2mm): every product's band becomes a register tile at once, from
+/// the Distribute stage (distributed alone, nothing runs faster; the Tile stage's own
+/// lookahead would come after the Interchange stage dropped those states), and `max_depth`
+/// bounds the steps per nest, so the search can still parallelize them afterwards.
+#[test]
+fn chained_contractions_get_a_register_tile_on_every_band() {
+    use affine_autosched::search::candidates::lookahead;
+    let m = benchmark("2mm.mlir");
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let identity = Schedule::default();
+    let legal = candidates(&p, &identity, Stage::Distribute);
+    let sequences = lookahead(&p, &identity, Stage::Distribute, &legal);
+    // 8x16 tiles, with and without each product's row-invariant input packed.
+    assert_eq!(sequences.len(), 2, "{sequences:?}");
+    for seq in &sequences {
+        let s = Schedule { steps: seq.clone() };
+        let text = s.to_string();
+        let count = |kind: &str| seq.iter().filter(|t| t.kind() == kind).count();
+        assert_eq!((count("distribute"), count("tile"), count("accumulate"), count("unroll")), (4, 2, 2, 4), "{text}");
+        for nest in ["L0", "L1"] {
+            assert!(text.contains(&format!("accumulate({nest}.0.0)")), "{text}");
+            assert!(text.contains(&format!("unroll({nest}.d1:8)")) && text.contains(&format!("unroll({nest}.0.d1:16)")), "{text}");
+        }
+        assert_eq!(s.depth(), if count("pack") > 0 { 7 } else { 6 }, "{text}");
+        transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+    // The search keeps them and parallelizes after them: 12 steps per nest leave room that
+    // 12 steps in all would not.
+    let model = cost_model::load(None).unwrap();
+    let r = beam_search(f, &p, &model, SearchConfig { beam_width: 8, max_depth: 12 }).unwrap();
+    let tiled_and_parallel = r.ranked.iter().find(|s| {
+        let t = s.schedule.to_string();
+        t.contains("accumulate(L0.0.0); accumulate(L1.0.0)") && t.contains("parallelize(")
+    });
+    assert!(tiled_and_parallel.is_some(), "no register tiles of both products made parallel");
+    assert!(r.ranked.iter().all(|s| s.schedule.depth() <= 12));
+}
+
+#[test]
+fn depth_counts_the_steps_on_the_busiest_nest() {
+    let s: Schedule = "distribute(L0.0); distribute(L1.0); tile(L0.d1:8); fuse(L0, L1, 1); parallelize(L1.0)".parse().unwrap();
+    // L0: distribute, tile, fuse; L1: distribute, fuse, parallelize.
+    assert_eq!(s.depth(), 3);
+    assert_eq!(Schedule::default().depth(), 0);
+    let one = beam_search_on("2mm.mlir", 1);
+    assert!(one.iter().all(|s| s.depth() <= 1));
+    assert!(one.iter().any(|s| s.steps.len() == 2), "no step on each nest: {one:?}");
+}
+
+fn beam_search_on(file: &str, max_depth: usize) -> Vec<Schedule> {
+    let model = cost_model::load(None).unwrap();
+    let m = module(file);
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let r = beam_search(f, &p, &model, SearchConfig { beam_width: 8, max_depth }).unwrap();
+    r.ranked.into_iter().map(|s| s.schedule).collect()
+}

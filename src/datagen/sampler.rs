@@ -16,7 +16,7 @@ use super::rng::Rng;
 use crate::ir::{mlir::Op, Program};
 use crate::schedule::{Schedule, Transform};
 use crate::search::candidates::{candidates, combinations, lookahead, STAGES};
-use crate::search::StateCheck;
+use crate::search::{self, SearchConfig, StateCheck, MAX_STEPS};
 use crate::transform::Prefix;
 use std::collections::HashMap;
 
@@ -73,7 +73,7 @@ impl Walk {
 }
 
 /// One random walk through the search's space for `func` (whose representation is
-/// `program`), at most `max_depth` steps. `func` is not changed. Every step was accepted by
+/// `program`), at most `max_depth` steps on any one nest. `func` is not changed. Every step was accepted by
 /// the transformation layer after the steps before it, so the schedule applies as a whole.
 pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: Walk) -> Schedule {
     let mut schedule = Schedule::default();
@@ -91,7 +91,7 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
         if schedule.steps.iter().any(|t| position(t.stage()) > position(stage)) {
             continue;
         }
-        if schedule.steps.len() >= max_depth || !rng.chance(kind.stage_probability(stage)) {
+        if schedule.steps.len() >= MAX_STEPS || !rng.chance(kind.stage_probability(stage)) {
             continue;
         }
         let mut steps = candidates(program, &schedule, stage);
@@ -125,10 +125,14 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
             if legal.is_empty() {
                 break 'stage None;
             }
-            let room = max_depth - schedule.steps.len();
+            let fits = |more: &[Transform]| search::fits(&schedule, more, SearchConfig { beam_width: 1, max_depth });
+            let legal: Vec<Transform> = legal.into_iter().filter(|t| fits(std::slice::from_ref(t))).collect();
+            if legal.is_empty() {
+                break 'stage None;
+            }
             if kind == Walk::Lookahead {
                 let mut ahead: Vec<Vec<Transform>> =
-                    lookahead(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
+                    lookahead(program, &schedule, stage, &legal).into_iter().filter(|c| fits(c)).collect();
                 if !ahead.is_empty() && rng.chance(LOOKAHEAD_SEQUENCE_PROBABILITY) {
                     rng.shuffle(&mut ahead);
                     if let Some(sequence) = ahead.into_iter().find(|c| state.check(c, &mut bases).is_ok()) {
@@ -137,7 +141,7 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
                 }
             }
             let mut combos: Vec<Vec<Transform>> =
-                combinations(program, &schedule, stage, &legal).into_iter().filter(|c| c.len() <= room).collect();
+                combinations(program, &schedule, stage, &legal).into_iter().filter(|c| fits(c)).collect();
             if combine && !combos.is_empty() {
                 rng.shuffle(&mut combos);
                 if let Some(combo) = combos.into_iter().find(|c| state.check(c, &mut bases).is_ok()) {

@@ -122,6 +122,30 @@ impl Schedule {
     pub fn is_identity(&self) -> bool {
         self.steps.is_empty()
     }
+
+    /// The steps on the busiest loop nest (a step counts for each nest it names a loop of):
+    /// what `max-depth` bounds. A bound on all steps together would leave a program of
+    /// several nests a fraction of a one-nest program's schedule per nest (2mm's two
+    /// products need a register tile each, 7 steps apiece).
+    pub fn depth(&self) -> usize {
+        let mut per_nest: std::collections::BTreeMap<usize, usize> = Default::default();
+        for step in &self.steps {
+            let mut nests: Vec<usize> = step.loops().iter().map(|l| l.nest()).collect();
+            nests.sort_unstable();
+            nests.dedup();
+            for n in nests {
+                *per_nest.entry(n).or_default() += 1;
+            }
+        }
+        per_nest.values().copied().max().unwrap_or(0)
+    }
+
+    /// [`Schedule::depth`] with `more` steps added.
+    pub fn depth_with(&self, more: &[Transform]) -> usize {
+        let mut longer = self.clone();
+        longer.steps.extend(more.iter().cloned());
+        longer.depth()
+    }
 }
 
 impl fmt::Display for Schedule {

@@ -3,7 +3,7 @@
 //! stage scored by one call of an [`Evaluator`] (which may have started on parts of them
 //! while the rest were checked, [`Evaluator::start`]), `beam_width` kept (the best of each
 //! loop structure for up to half of them, then the best; a state may also skip a stage), at
-//! most `max_depth` steps. A stage adds one step to a state, or
+//! most `max_depth` steps on any one nest. A stage adds one step to a state, or
 //! the same kind of step to every nest at once ([`candidates::combinations`]). Deterministic for a deterministic
 //! evaluator: candidates come in a fixed order and ties break on the schedule's text.
 //!
@@ -79,6 +79,16 @@ pub enum SearchError {
     NoBaseline,
 }
 
+/// Steps in a schedule, at most, whatever `max_depth` allows per nest (the longest schedule
+/// the `schedule=` option and the records take).
+pub const MAX_STEPS: usize = crate::options::MAX_SCHEDULE_LENGTH as usize;
+
+/// Whether `schedule` with `more` steps stays within `max_depth` steps on every nest
+/// ([`Schedule::depth`]) and [`MAX_STEPS`] in all.
+pub fn fits(schedule: &Schedule, more: &[Transform], cfg: SearchConfig) -> bool {
+    schedule.steps.len() + more.len() <= MAX_STEPS && schedule.depth_with(more) <= cfg.max_depth
+}
+
 fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.score.total_cmp(&a.score).then_with(|| a.schedule.to_string().cmp(&b.schedule.to_string()))
 }
@@ -123,7 +133,7 @@ pub fn search(
         let mut built: HashMap<String, transform::Prefix> = HashMap::new();
         let stage_index = STAGES.iter().position(|s| *s == stage);
         for state in &beam {
-            if state.schedule.steps.len() >= cfg.max_depth {
+            if state.schedule.steps.len() >= MAX_STEPS {
                 continue;
             }
             // A lookahead sequence made this stage's decision for the state already (its
@@ -163,6 +173,9 @@ pub fn search(
             };
             let mut legal = Vec::new();
             for step in steps {
+                if !fits(&state.schedule, std::slice::from_ref(&step), cfg) {
+                    continue;
+                }
                 let mut s = state.schedule.clone();
                 s.steps.push(step.clone());
                 proposed += 1;
@@ -187,7 +200,7 @@ pub fn search(
             looked_from += !ahead.is_empty() as usize;
             let sequences = combinations(program, &state.schedule, stage, &legal).into_iter().map(|c| (c, false));
             for (combo, from_lookahead) in sequences.chain(ahead.into_iter().map(|c| (c, true))) {
-                if state.schedule.steps.len() + combo.len() > cfg.max_depth {
+                if !fits(&state.schedule, &combo, cfg) {
                     continue;
                 }
                 let mut s = state.schedule.clone();

@@ -3,7 +3,7 @@
 //! the search: it turns an imperfect nest into nests that later stages can interchange
 //! and tile (2mm's `C[i][j] = 0` split from its `k` loop).
 
-use super::{Names, Stage, TransformKind};
+use super::{Names, Stage, Transform, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Ent, Kid, LoopAt, Node, Scheduled, TreeError};
@@ -117,37 +117,43 @@ impl TransformKind for Distribute {
     /// A legal loop and then the loops around it, one by one up to the top (each now holds
     /// several parts), which leaves perfect nests; and all of them at once.
     fn combinations(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
-        // Ancestors keep their names when a loop inside them is distributed.
-        let outward = |n: usize| {
-            let mut chain = vec![n];
-            while let Some(p) = tree.nodes[chain[chain.len() - 1]].parent {
-                if tree.nodes[p].ent.is_tile() {
-                    break;
-                }
-                chain.push(p);
-            }
-            chain
-        };
-        let step = |n: usize| Distribute { target: tree.name(program, n) };
         let mut out = Vec::new();
-        let mut everything: Vec<usize> = Vec::new();
         for t in legal {
             let Some(n) = tree.node_named(program, &t.target) else { continue };
-            let chain = outward(n);
+            let chain = outward(tree, n);
             for len in 2..=chain.len() {
-                out.push(chain[..len].iter().map(|&m| step(m)).collect());
+                out.push(chain[..len].iter().map(|&m| Distribute { target: tree.name(program, m) }).collect());
             }
-            everything.extend(chain);
         }
-        // Innermost first, so that each loop holds its parts when its turn comes.
-        everything.sort_by_key(|&n| std::cmp::Reverse(tree.depth(n)));
-        let mut seen = std::collections::HashSet::new();
-        everything.retain(|n| seen.insert(*n));
-        let all: Vec<Self> = everything.into_iter().map(step).collect();
+        let all = everything(program, tree, legal);
         if all.len() >= 2 && !out.contains(&all) {
             out.push(all);
         }
         out
+    }
+
+    /// Every legal distribution at once, taken on to the Tile stage's register tiles of
+    /// every contraction band that it leaves, where it leaves several (2mm's two products,
+    /// once their initializing statements are split off, are i-j-k bands ready for one).
+    /// Distributed alone, such nests run no faster, and the Interchange stage fills the
+    /// beam with states that run faster at once but leave no band of that shape; the Tile
+    /// stage's own lookahead comes too late for them. (One band is the Tile stage's.)
+    fn lookahead(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Transform>> {
+        let all = everything(program, tree, legal);
+        if all.is_empty() {
+            return Vec::new();
+        }
+        let mut after = tree.clone();
+        for (i, d) in all.iter().enumerate() {
+            if d.reshape(&mut after, i + 1).is_err() {
+                return Vec::new();
+            }
+        }
+        let tilings = super::Tile::candidates(program, &after);
+        super::tile::register_tiles(program, &after, &tilings, true)
+            .into_iter()
+            .map(|seq| all.iter().cloned().map(Transform::Distribute).chain(seq).collect())
+            .collect()
     }
 
     fn apply(&self, call: &mut Call) -> i32 {
@@ -156,4 +162,31 @@ impl TransformKind for Distribute {
         // SAFETY: the clone is live; the name outlives the call.
         unsafe { ffi::autosched_tx_distribute(call.func, name.as_ptr(), report, ctx) }
     }
+}
+
+/// `n` and the loops around it up to the top (or to a tile loop), innermost first.
+fn outward(tree: &Scheduled, n: usize) -> Vec<usize> {
+    let mut chain = vec![n];
+    while let Some(p) = tree.nodes[chain[chain.len() - 1]].parent {
+        if tree.nodes[p].ent.is_tile() {
+            break;
+        }
+        chain.push(p);
+    }
+    chain
+}
+
+/// Each legal distribution and the loops around it, all at once, innermost first (so that
+/// each loop holds its parts when its turn comes), each loop once.
+fn everything(program: &Program, tree: &Scheduled, legal: &[Distribute]) -> Vec<Distribute> {
+    let mut all: Vec<usize> = Vec::new();
+    for t in legal {
+        if let Some(n) = tree.node_named(program, &t.target) {
+            all.extend(outward(tree, n));
+        }
+    }
+    all.sort_by_key(|&n| std::cmp::Reverse(tree.depth(n)));
+    let mut seen = std::collections::HashSet::new();
+    all.retain(|n| seen.insert(*n));
+    all.into_iter().map(|n| Distribute { target: tree.name(program, n) }).collect()
 }
