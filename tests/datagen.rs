@@ -280,9 +280,11 @@ fn linear_programs_store_their_operands_either_way() {
 
 /// The committed data's programs are what the generator makes of their seed and index (and
 /// class, for a class's own stream): a change to the generator must leave the streams the
-/// data came from as they were. The new chunks' schedules are also what the sampler draws
-/// for them (the first dataset's were drawn from the search's space as it was then, before
-/// later changes to its candidates, so they are not checked).
+/// data came from as they were. The chunks' schedules drawn from the search's space as it is
+/// (`sampler::SPACE`, recorded with each point) are also what the sampler draws for them;
+/// those drawn from earlier spaces (the first dataset's, and every chunk's before the
+/// every-band register tiles and per-nest depth of 2026-11-29, recorded as space 0) are not
+/// checked: the search's space changed under them, as it should.
 #[test]
 fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx/data/real");
@@ -318,7 +320,8 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
             let p = programs::generate_class(seed, index, programs::Sizes::Real, own.then_some(class));
             assert_eq!(&p.id, id);
             assert_eq!(p.mlir, v["mlir"].as_str().unwrap(), "{id}");
-            if n < schedules_wanted {
+            let drawn_now = v["space"].as_u64() == Some(u64::from(affine_autosched::datagen::sampler::SPACE));
+            if n < schedules_wanted && drawn_now {
                 // Every stored schedule is one the sampler draws again, short walks only (the
                 // first dataset) or half long ones (the chunks); a few it draws may be missing
                 // from the data (dropped when they compiled too slowly).
@@ -488,6 +491,14 @@ fn datagen_end_to_end_with_a_kill_and_a_resume() {
     std::fs::write(&shard, text).unwrap();
     assert!(args(&dir).status().unwrap().success());
     let after = points(&dir);
+    // Every point says which version of the search's space its walk was drawn from.
+    let spaces: BTreeSet<Option<u64>> = std::fs::read_to_string(&shard)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| v["space"].as_u64())
+        .collect();
+    assert_eq!(spaces, BTreeSet::from([Some(u64::from(datagen::sampler::SPACE))]));
     let unique: BTreeSet<_> = after.iter().cloned().collect();
     assert_eq!(unique.len(), after.len(), "no duplicate after resume");
     assert!(before.iter().all(|p| unique.contains(p)), "nothing lost");

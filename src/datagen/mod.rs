@@ -140,6 +140,11 @@ pub struct Record {
     /// these is the generator's throughput (0 in data from before it was recorded).
     #[serde(default)]
     pub batch_wall_s: f64,
+    /// The version of the search's space the schedule was drawn from ([`sampler::SPACE`]);
+    /// 0 in data from before it was recorded (drawn from earlier spaces: a walk of theirs
+    /// is not what the sampler draws now).
+    #[serde(default)]
+    pub space: u32,
 }
 
 fn one() -> usize {
@@ -492,6 +497,7 @@ pub fn measure_batch(
             busy_during: 0.0,
             busy_retries: 0,
             batch_wall_s: 0.0,
+            space: sampler::SPACE,
         });
     }
     Ok((records, mismatches, rebuilt.clone()))

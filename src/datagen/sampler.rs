@@ -72,6 +72,12 @@ impl Walk {
     }
 }
 
+/// The version of the search's space that walks draw from, recorded with every point: a
+/// change to the candidates, combinations, lookahead sequences or depth rule that changes
+/// what a seed's walks draw takes a new one. 1: the walks of the data before 2026-11-29's
+/// every-band register tiles and per-nest depth (recorded as 0, unversioned); 2: since.
+pub const SPACE: u32 = 2;
+
 /// One random walk through the search's space for `func` (whose representation is
 /// `program`), at most `max_depth` steps on any one nest. `func` is not changed. Every step was accepted by
 /// the transformation layer after the steps before it, so the schedule applies as a whole.
