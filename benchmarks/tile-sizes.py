@@ -46,6 +46,13 @@ KERNELS = [
 NOTES = [
     "Notes:",
     "",
+    "- This table is the 2026-11-29 sweep on the 2-core AMD EPYC host of the Zen 5 family (L2 "
+    "1 MiB per core, L3 32 MiB; 10 minutes, nothing else running). The sweep before it, on an "
+    "earlier AMD EPYC host, had 5 of 7 within 5% (gemm 1.000, batched-matmul 1.026); here gemm "
+    "(0.946, rank 10 of 65) and batched-matmul (0.926, rank 7; a 5 ms kernel with 4.8% spread at "
+    "its optimum) fall just below, with the same sizes chosen: the optimum moved, the model's "
+    "choice did not (it reads the caches, and these hosts' differ little). Dense is the model's "
+    "real miss on both hosts (below).",
     "- The balance term came after the first sweep, where the model left two tiles of unequal "
     "size on the parallel loop (256 as 192 + 64, 64 as 48 + 16): pointwise-conv ran at 0.657 of "
     "its optimum and dense at 0.389; gemm, 2mm, batched-matmul and conv2d were within 5% then too.",
