@@ -74,8 +74,8 @@ impl Walk {
 
 /// The version of the search's space that walks draw from, recorded with every point: a
 /// change to the candidates, combinations, lookahead sequences or depth rule that changes
-/// what a seed's walks draw takes a new one. 1: the walks of the data before 2026-11-29's
-/// every-band register tiles and per-nest depth (recorded as 0, unversioned); 2: since.
+/// what a seed's walks draw takes a new one. 2: since 2026-11-29's every-band register tiles
+/// and per-nest depth; the points from before carry none (read as 0).
 pub const SPACE: u32 = 2;
 
 /// One random walk through the search's space for `func` (whose representation is
