@@ -137,7 +137,9 @@ impl TransformKind for Distribute {
     /// once their initializing statements are split off, are i-j-k bands ready for one).
     /// Distributed alone, such nests run no faster, and the Interchange stage fills the
     /// beam with states that run faster at once but leave no band of that shape; the Tile
-    /// stage's own lookahead comes too late for them. (One band is the Tile stage's.)
+    /// stage's own lookahead comes too late for them. (One band is the Tile stage's.) The
+    /// tilings are the Tile stage's candidates after the distributions, not yet checked: the
+    /// search checks each sequence as a whole.
     fn lookahead(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Transform>> {
         let all = everything(program, tree, legal);
         if all.is_empty() {
