@@ -128,24 +128,26 @@ impl Schedule {
     /// several nests a fraction of a one-nest program's schedule per nest (2mm's two
     /// products need a register tile each, 7 steps apiece).
     pub fn depth(&self) -> usize {
-        let mut per_nest: std::collections::BTreeMap<usize, usize> = Default::default();
-        for step in &self.steps {
-            let mut nests: Vec<usize> = step.loops().iter().map(|l| l.nest()).collect();
-            nests.sort_unstable();
-            nests.dedup();
-            for n in nests {
-                *per_nest.entry(n).or_default() += 1;
-            }
-        }
-        per_nest.values().copied().max().unwrap_or(0)
+        depth_of(&self.steps, &[])
     }
 
-    /// [`Schedule::depth`] with `more` steps added.
+    /// [`Schedule::depth`] with `more` steps added (the search asks it of every candidate).
     pub fn depth_with(&self, more: &[Transform]) -> usize {
-        let mut longer = self.clone();
-        longer.steps.extend(more.iter().cloned());
-        longer.depth()
+        depth_of(&self.steps, more)
     }
+}
+
+fn depth_of(steps: &[Transform], more: &[Transform]) -> usize {
+    let mut per_nest: std::collections::BTreeMap<usize, usize> = Default::default();
+    for step in steps.iter().chain(more) {
+        let mut nests: Vec<usize> = step.loops().iter().map(|l| l.nest()).collect();
+        nests.sort_unstable();
+        nests.dedup();
+        for n in nests {
+            *per_nest.entry(n).or_default() += 1;
+        }
+    }
+    per_nest.values().copied().max().unwrap_or(0)
 }
 
 impl fmt::Display for Schedule {
