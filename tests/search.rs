@@ -997,3 +997,57 @@ fn beam_search_on(file: &str, max_depth: usize) -> Vec<Schedule> {
     let r = beam_search(f, &p, &model, SearchConfig { beam_width: 8, max_depth }).unwrap();
     r.ranked.into_iter().map(|s| s.schedule).collect()
 }
+
+/// An unroll checked in a search state is decided in place, its loop's preconditions and
+/// jam dependences learned once for every factor (`Unroll::check_in_place`), the analysis
+/// run only when the asked factor needs it: the same verdicts and reasons as a check from
+/// scratch, whatever order the factors are asked in, where the factors differ (a distance of
+/// 4 along the jammed loop stops groups of 8 and more, not of 4), where the preconditions
+/// refuse the first factor asked (6 iterations: 8 and more), and where several loops carry
+/// the name (a clean-up loop).
+#[test]
+fn unroll_verdicts_learned_once_per_loop_are_those_of_each_factor() {
+    let m = LoadedModule::from_source(
+        "func.func @k(%a: memref<64x64xf32>, %b: memref<64x64xf32>) {
+           affine.for %i = 4 to 64 {
+             affine.for %j = 0 to 63 {
+               %v = affine.load %a[%i - 4, %j + 1] : memref<64x64xf32>
+               affine.store %v, %a[%i, %j] : memref<64x64xf32>
+             }
+           }
+           affine.for %i = 0 to 6 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %b[%i, %j] : memref<64x64xf32>
+               %w = arith.addf %v, %v : f32
+               affine.store %w, %b[%i, %j] : memref<64x64xf32>
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let f = m.functions()[0];
+    let mut verdicts = HashMap::new();
+    let orders: [&[u32]; 4] = [&[2, 4, 8, 16, 32, 3], &[8, 2, 32, 4, 16, 3], &[16, 32, 8, 4, 2, 3], &[3, 32, 2, 16, 4, 8]];
+    for prefix in ["", "unroll(L0.0:5)", "tile(L0.0:16)"] {
+        let prefix: Schedule = prefix.parse().unwrap();
+        for order in orders {
+            let from = transform::Prefix::new(f, &prefix).unwrap();
+            for target in ["L0", "L0.0", "L1", "L1.0"] {
+                for &factor in order {
+                    let step: Transform = format!("unroll({target}:{factor})").parse::<Schedule>().unwrap().steps.remove(0);
+                    let mut whole = prefix.clone();
+                    whole.steps.push(step.clone());
+                    let a = from.check(std::slice::from_ref(&step)).map_err(|e| e.to_string());
+                    assert_eq!(a, transform::check(f, &whole).map_err(|e| e.to_string()), "{whole} (order {order:?})");
+                    verdicts.insert(whole.to_string(), a.is_ok());
+                }
+            }
+        }
+    }
+    // Distance 4 along L0 with the inner distance -1: groups of 2 and 4 keep it, 8 do not.
+    assert!(verdicts["unroll(L0:4)"] && !verdicts["unroll(L0:8)"], "{verdicts:?}");
+    // 6 iterations: 2 and 4 (and 3) are legal, 8 and more are not.
+    assert!(verdicts["unroll(L1:4)"] && verdicts["unroll(L1:3)"] && !verdicts["unroll(L1:8)"], "{verdicts:?}");
+    assert!(verdicts["unroll(L1.0:32)"] && !verdicts["unroll(L1:16)"], "{verdicts:?}");
+}

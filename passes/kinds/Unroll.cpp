@@ -28,16 +28,21 @@ namespace {
 /// distance along `loop` is at least factor * step (DependenceComponent bounds are in
 /// units of the induction variable's value, not of iterations) always has its sink in a
 /// later group, which runs after the source's whole group, so jamming cannot reverse it.
-int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
+/// The verdict for each of `factors` (its status; reasons go to `report`, so a caller that
+/// wants one reason asks about one factor): the structure and the dependences are the same
+/// for every factor, only the span of a group differs.
+SmallVector<int32_t> checkUnrollJamFactors(AffineForOp loop, ArrayRef<int64_t> factors,
+                                           const Report &report) {
+  auto all = [&](int32_t status) { return SmallVector<int32_t>(factors.size(), status); };
   // MLIR's jam treats an affine.parallel as a plain operation of the body while jamming
   // inside its region: the checks below, written for affine.for nests, do not describe
   // that (the fuzzer found wrong results after parallelize(inner); unroll(outer)).
   bool parallelInside = false;
   loop.getBody()->walk([&](AffineParallelOp) { parallelInside = true; });
   if (parallelInside)
-    return report.refuse("unroll-and-jam of " + nameOf(loop) +
-                         " through a parallel loop is not supported (unroll before "
-                         "parallelizing)");
+    return all(report.refuse("unroll-and-jam of " + nameOf(loop) +
+                             " through a parallel loop is not supported (unroll before "
+                             "parallelizing)"));
   // Jamming places all copies of each inner loop together: with sibling loops next to a
   // loop, a copy of a later sibling would overtake an earlier one, so each body below may
   // hold one loop at most. Operations beside that loop (an accumulator's load before it and
@@ -55,9 +60,9 @@ int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
         ++loops;
         inner = f;
       } else if (op.getNumRegions() > 0) {
-        return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs loops and plain "
-                             "operations below it (" + nameOf(cur) + " holds an operation "
-                             "with a region beside its loop)");
+        return all(report.refuse("unroll-and-jam of " + nameOf(loop) + " needs loops and "
+                                 "plain operations below it (" + nameOf(cur) + " holds an "
+                                 "operation with a region beside its loop)"));
       } else if (isa<AffineReadOpInterface, AffineWriteOpInterface>(op)) {
         here.push_back(&op);
       }
@@ -65,47 +70,61 @@ int32_t checkUnrollJam(AffineForOp loop, int64_t factor, const Report &report) {
     if (loops == 0)
       break;
     if (loops > 1)
-      return report.refuse("unroll-and-jam of " + nameOf(loop) + " needs one loop at most in "
-                           "each body below it (" + nameOf(cur) + " holds more than one loop)");
+      return all(report.refuse("unroll-and-jam of " + nameOf(loop) + " needs one loop at "
+                               "most in each body below it (" + nameOf(cur) + " holds more "
+                               "than one loop)"));
     beside.append(here);
     cur = inner;
   }
   unsigned d = depthOf(loop);
   unsigned deepest = d;
   loop.walk([&](AffineForOp inner) { deepest = std::max(deepest, depthOf(inner)); });
+  // The dependences do not depend on the factor: analysed once for all of them.
   auto deps = carriedDependences(loop, d + 1, deepest + 1, report);
   if (failed(deps))
-    return AUTOSCHED_TX_REFUSED;
+    return all(AUTOSCHED_TX_REFUSED);
   // Distances along `loop` between two iterations of one group: [1, span - 1]. Jamming
   // runs such a pair in the order of the inner loops: illegal when the first non-zero
   // inner distance can be negative.
-  const int64_t span = factor * loop.getStepAsInt();
-  if (!beside.empty()) {
-    auto carries = carriesWithin(
-        loop, span,
+  SmallVector<int64_t> spans;
+  for (int64_t factor : factors)
+    spans.push_back(factor * loop.getStepAsInt());
+  SmallVector<Carried> besideCarried(factors.size(), Carried::No);
+  if (!beside.empty())
+    besideCarried = carriedWithinSpans(
+        loop, spans,
         [&](Operation *src, Operation *dst) {
           return llvm::is_contained(beside, src) || llvm::is_contained(beside, dst);
         },
         report);
-    if (failed(carries))
-      return AUTOSCHED_TX_REFUSED;
-    if (*carries)
-      return report.refuseDependence("unroll-and-jam of " + nameOf(loop) + " would reorder "
-                                     "an access beside its inner loop with another "
-                                     "iteration of its group");
-  }
-  for (auto &dep : *deps) {
-    SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
-    for (unsigned i = d + 1; i < dep.common; ++i) {
-      ranges.push_back({i, std::nullopt, -1});
-      if (mayHave(dep, ranges)) {
-        return report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
-                                              " would reverse a dependence it carries");
-      }
-      ranges.back() = {i, 0, 0};
+  SmallVector<int32_t> out;
+  for (auto [k, span] : llvm::enumerate(spans)) {
+    if (besideCarried[k] == Carried::Unanalysable) {
+      out.push_back(AUTOSCHED_TX_REFUSED);
+      continue;
     }
+    if (besideCarried[k] == Carried::Yes) {
+      out.push_back(report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
+                                            " would reorder an access beside its inner "
+                                            "loop with another iteration of its group"));
+      continue;
+    }
+    int32_t status = AUTOSCHED_TX_OK;
+    for (auto &dep : *deps) {
+      SmallVector<DistanceRange> ranges{{d, 1, span - 1}};
+      for (unsigned i = d + 1; i < dep.common && status == AUTOSCHED_TX_OK; ++i) {
+        ranges.push_back({i, std::nullopt, -1});
+        if (mayHave(dep, ranges))
+          status = report.refuseDependence("unroll-and-jam of " + nameOf(loop) +
+                                           " would reverse a dependence it carries");
+        ranges.back() = {i, 0, 0};
+      }
+      if (status != AUTOSCHED_TX_OK)
+        break;
+    }
+    out.push_back(status);
   }
-  return AUTOSCHED_TX_OK;
+  return out;
 }
 
 /// The cases where MLIR's loopUnrollByFactor / loopUnrollJamByFactor give up (before
@@ -238,6 +257,51 @@ void clampCleanupLowerBound(Block *block, Operation *before, Operation *after,
   cleanup.setLowerBound(operands, map);
 }
 
+/// checkUnroll's status of a factor it did not decide.
+constexpr int32_t kUnknown = -1;
+
+/// The verdict of unrolling every loop of `loops` (all loops of one name) by each of
+/// `factors`: what autosched_tx_unroll checks before it changes anything, loop by loop (the
+/// first refusal decides a factor). Nothing is changed.
+///
+/// The jam's dependence analysis is the costly part: it runs only while the first factor is
+/// still open, so asking about a factor the preconditions refuse costs no analysis; the
+/// factors left undecided then are kUnknown.
+SmallVector<int32_t> checkUnroll(ArrayRef<AffineForOp> loops, ArrayRef<int64_t> factors,
+                                 const Report &report) {
+  SmallVector<int32_t> out(factors.size(), AUTOSCHED_TX_OK);
+  for (auto l : loops) {
+    SmallVector<int64_t> open;
+    SmallVector<size_t> where;
+    for (auto [k, factor] : llvm::enumerate(factors)) {
+      if (out[k] != AUTOSCHED_TX_OK)
+        continue;
+      if (failed(checkUnrollPreconditions(l, factor, report))) {
+        out[k] = AUTOSCHED_TX_REFUSED;
+        continue;
+      }
+      open.push_back(factor);
+      where.push_back(k);
+    }
+    if (open.empty() || isInnermost(l))
+      continue;
+    if (out.front() != AUTOSCHED_TX_OK) {
+      for (int32_t &status : out)
+        if (status == AUTOSCHED_TX_OK)
+          status = kUnknown;
+      return out;
+    }
+    SmallVector<int32_t> jam = checkUnrollJamFactors(l, open, report);
+    for (auto [i, k] : llvm::enumerate(where))
+      out[k] = jam[i];
+  }
+  return out;
+}
+
+/// Unrolls `loops` (checked) by `factor`.
+int32_t unrollChecked(ArrayRef<AffineForOp> loops, const char *name, int64_t factor,
+                      const Report &report);
+
 } // namespace
 
 extern "C" {
@@ -250,13 +314,53 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   if (failed(found))
     return AUTOSCHED_TX_REFUSED;
   SmallVector<AffineForOp> loops = *found;
-  for (auto l : loops) {
+  if (int32_t status = checkUnroll(loops, {factor}, report).front(); status != AUTOSCHED_TX_OK)
+    return status;
+  return unrollChecked(loops, name, factor, report);
+}
+
+int32_t autosched_tx_unroll_check(MlirOperation func, const char *name, int64_t factor,
+                                  AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto found = requireLoops(funcOf(func), name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  return checkUnroll(*found, {factor}, report).front();
+}
+
+int32_t autosched_tx_unroll_verdicts(MlirOperation func, const char *name,
+                                     const int64_t *factors, size_t nFactors,
+                                     int32_t *statuses) {
+  Report silent{nullptr, nullptr};
+  ArrayRef<int64_t> fs(factors, nFactors);
+  auto found = requireLoops(funcOf(func), name, silent);
+  SmallVector<int32_t> out =
+      failed(found) ? SmallVector<int32_t>(nFactors, AUTOSCHED_TX_REFUSED)
+                    : checkUnroll(*found, fs, silent);
+  llvm::copy(out, statuses);
+  return AUTOSCHED_TX_OK;
+}
+
+int32_t autosched_tx_unroll_checked(MlirOperation func, const char *name, int64_t factor,
+                                    AutoschedTxReportFn fn, void *ctx) {
+  Report report{fn, ctx};
+  auto found = requireLoops(funcOf(func), name, report);
+  if (failed(found))
+    return AUTOSCHED_TX_REFUSED;
+  // The preconditions are cheap and guard the utilities; the jam's dependence analysis
+  // decided the verdict already.
+  for (auto l : *found)
     if (failed(checkUnrollPreconditions(l, factor, report)))
       return AUTOSCHED_TX_REFUSED;
-    if (!isInnermost(l))
-      if (int32_t status = checkUnrollJam(l, factor, report); status != AUTOSCHED_TX_OK)
-        return status;
-  }
+  return unrollChecked(*found, name, factor, report);
+}
+
+} // extern "C"
+
+namespace {
+
+int32_t unrollChecked(ArrayRef<AffineForOp> loops, const char *name, int64_t factor,
+                      const Report &report) {
   for (auto l : loops) {
     bool innermost = isInnermost(l);
     // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.
@@ -287,6 +391,10 @@ int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor
   }
   return AUTOSCHED_TX_OK;
 }
+
+} // namespace
+
+extern "C" {
 
 bool autosched_tx_unroll_is_plain(MlirOperation func, const char *name, int64_t factor) {
   auto f = funcOf(func);

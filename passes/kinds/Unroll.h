@@ -29,6 +29,25 @@ extern "C" {
 int32_t autosched_tx_unroll(MlirOperation func, const char *name, int64_t factor,
                             AutoschedTxReportFn fn, void *ctx);
 
+/// What autosched_tx_unroll checks before it changes anything (the same status and
+/// reason), without changing anything: the search's shortcut.
+int32_t autosched_tx_unroll_check(MlirOperation func, const char *name, int64_t factor,
+                                  AutoschedTxReportFn fn, void *ctx);
+
+/// The status of autosched_tx_unroll_check for each of `nFactors` factors, into
+/// `statuses`, without reasons: the dependences of a jam are analysed once for all of
+/// them, and only if the first factor needs them (its preconditions pass); a factor left
+/// undecided because the first was refused before that is -1. Changes nothing. Returns
+/// AUTOSCHED_TX_OK.
+int32_t autosched_tx_unroll_verdicts(MlirOperation func, const char *name,
+                                     const int64_t *factors, size_t nFactors,
+                                     int32_t *statuses);
+
+/// As autosched_tx_unroll, for a step whose check accepted it on this very function: the
+/// jam's dependence analysis is not run again (its preconditions are).
+int32_t autosched_tx_unroll_checked(MlirOperation func, const char *name, int64_t factor,
+                                    AutoschedTxReportFn fn, void *ctx);
+
 /// Whether unrolling every loop named `name` by `factor` is MLIR's loopUnrollByFactor and
 /// nothing more (what upstream's transform.loop.unroll does): each is innermost, has
 /// constant bounds and at least `factor` iterations. Changes nothing.

@@ -291,4 +291,12 @@ int32_t autosched_tx_vectorize_known(MlirOperation func, const char *name, int64
   return vectorize(func, name, width, known, Report{fn, ctx});
 }
 
+int32_t autosched_tx_vectorize_checked(MlirOperation func, const char *name, int64_t width,
+                                       AutoschedTxReportFn fn, void *ctx) {
+  // Checked on this function already: no dependence stops the width (a reduction's loop is
+  // still refused by its own check, which a checked step passed).
+  SmallVector<Carried> known(loopsNamed(funcOf(func), name).size(), Carried::No);
+  return vectorize(func, name, width, known, Report{fn, ctx});
+}
+
 } // extern "C"

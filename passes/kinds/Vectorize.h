@@ -45,6 +45,11 @@ int32_t autosched_tx_vectorize_known(MlirOperation func, const char *name, int64
                                      const uint8_t *carried, size_t nLoops,
                                      AutoschedTxReportFn fn, void *ctx);
 
+/// As autosched_tx_vectorize, for a step whose check accepted it on this very function:
+/// the dependence analysis is not run again (the other checks are).
+int32_t autosched_tx_vectorize_checked(MlirOperation func, const char *name, int64_t width,
+                                       AutoschedTxReportFn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

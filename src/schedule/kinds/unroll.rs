@@ -2,7 +2,7 @@
 //! inside it (its copies then share the inner loops). An unrolled loop's clean-up copy keeps
 //! its name.
 
-use super::{write_pairs, Names, Stage, TransformKind};
+use super::{write_pairs, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
@@ -20,6 +20,14 @@ pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
 /// check of a jam is quadratic in the accesses of the jammed body: the other order checks
 /// the rows' jam against `columns` copies (4x32 on attention-scores: 6.3 s against 0.35 s).
 pub const REGISTER_TILES: [(u32, u32); 6] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32)];
+
+/// The factors whose verdicts a search state learns together ([`UNROLL_FACTORS`], those of
+/// [`REGISTER_TILES`] and of the Tile stage's lookahead); another factor is checked by
+/// applying it.
+const CHECKED_FACTORS: [u32; 5] = [2, 4, 8, 16, 32];
+
+/// A factor's verdict not learned yet (autosched_tx_unroll_verdicts' -1).
+const UNKNOWN: i64 = -1;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Unroll {
@@ -142,6 +150,45 @@ impl TransformKind for Unroll {
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; the name outlives the call.
         unsafe { ffi::autosched_tx_unroll(call.func, name.as_ptr(), self.factor as i64, report, ctx) }
+    }
+
+    /// Decided without unrolling (autosched_tx_unroll's own checks, on the state's IR): a
+    /// loop's preconditions and, for a jam, its dependences, analysed once per loop name and
+    /// state for every factor the search proposes ([`CHECKED_FACTORS`]); a refusal's reason
+    /// from the same checks of its factor alone. Copying and verifying the state for each
+    /// unroll was most of what a search's Unroll stage cost (3mm: 648 checks, 0.57 s).
+    fn check_in_place(&self, call: &mut Call, memo: &mut Memo) -> Option<i32> {
+        let k = CHECKED_FACTORS.iter().position(|f| *f == self.factor)?;
+        let name = ffi::cstring(self.target.as_str());
+        let statuses = memo.entry(format!("unroll {}", self.target)).or_insert_with(|| Ok(vec![UNKNOWN; CHECKED_FACTORS.len()]));
+        let statuses = statuses.as_mut().ok()?;
+        if statuses[k] == UNKNOWN {
+            // This factor first: its preconditions decide whether the jam is analysed.
+            let order: Vec<usize> = std::iter::once(k).chain((0..CHECKED_FACTORS.len()).filter(|i| *i != k)).collect();
+            let factors: Vec<i64> = order.iter().map(|i| CHECKED_FACTORS[*i] as i64).collect();
+            let mut got = vec![0i32; factors.len()];
+            // SAFETY: the clone is live and only read; the buffers hold factors.len() entries.
+            unsafe { ffi::autosched_tx_unroll_verdicts(call.func, name.as_ptr(), factors.as_ptr(), factors.len(), got.as_mut_ptr()) };
+            for (i, status) in order.into_iter().zip(got) {
+                if i64::from(status) != UNKNOWN {
+                    statuses[i] = i64::from(status);
+                }
+            }
+        }
+        let status = statuses[k] as i32;
+        if status == ffi::AUTOSCHED_TX_OK as i32 {
+            return Some(status);
+        }
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live and only read; the name outlives the call.
+        Some(unsafe { ffi::autosched_tx_unroll_check(call.func, name.as_ptr(), self.factor as i64, report, ctx) })
+    }
+
+    fn apply_checked(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_unroll_checked(call.func, name.as_ptr(), self.factor as i64, report, ctx) }
     }
 
     /// Upstream's `transform.loop.unroll` where it is the same utility on the same loops:

@@ -95,12 +95,7 @@ impl TransformKind for Vectorize {
     /// search's widths (autosched_tx_vectorize_carried), the verdict for this width given
     /// to the step (the rest of the vectorizer's checks, and the vectorizing, still run).
     fn apply_in_check(&self, call: &mut Call, memo: &mut Memo) -> i32 {
-        let Some(k) = SEARCH_WIDTHS.iter().position(|w| *w == self.width) else {
-            return self.apply(call);
-        };
-        let facts = memo.entry(format!("vectorize {}", self.target)).or_insert_with(|| self.carried(call));
-        let Ok(facts) = facts else { return self.apply(call) };
-        let known: Vec<u8> = facts.chunks(SEARCH_WIDTHS.len()).map(|c| c[k] as u8).collect();
+        let Some(known) = self.known(call, memo) else { return self.apply(call) };
         let name = ffi::cstring(self.target.as_str());
         let (report, ctx) = call.report();
         // SAFETY: the clone is live; the name and verdicts outlive the call.
@@ -108,9 +103,26 @@ impl TransformKind for Vectorize {
             ffi::autosched_tx_vectorize_known(call.func, name.as_ptr(), self.width as i64, known.as_ptr(), known.len(), report, ctx)
         }
     }
+
+    fn apply_checked(&self, call: &mut Call) -> i32 {
+        let name = ffi::cstring(self.target.as_str());
+        let (report, ctx) = call.report();
+        // SAFETY: the clone is live; the name outlives the call.
+        unsafe { ffi::autosched_tx_vectorize_checked(call.func, name.as_ptr(), self.width as i64, report, ctx) }
+    }
 }
 
 impl Vectorize {
+    /// This width's dependence verdicts of the loops named `target` (one per loop), learned
+    /// in the state's `memo` for every search width; None for another width, or where the
+    /// name has no loop (the step's own check says why).
+    fn known(&self, call: &mut Call, memo: &mut Memo) -> Option<Vec<u8>> {
+        let k = SEARCH_WIDTHS.iter().position(|w| *w == self.width)?;
+        let facts = memo.entry(format!("vectorize {}", self.target)).or_insert_with(|| self.carried(call));
+        let facts = facts.as_ref().ok()?;
+        Some(facts.chunks(SEARCH_WIDTHS.len()).map(|c| c[k] as u8).collect())
+    }
+
     /// The dependence verdicts of the loops named `target` in `call.func` (unchanged) at
     /// each search width, a row per loop; Err when the name has no loop (the step's own
     /// refusal says so).
