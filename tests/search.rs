@@ -1051,3 +1051,43 @@ fn unroll_verdicts_learned_once_per_loop_are_those_of_each_factor() {
     assert!(verdicts["unroll(L1:4)"] && verdicts["unroll(L1:3)"] && !verdicts["unroll(L1:8)"], "{verdicts:?}");
     assert!(verdicts["unroll(L1.0:32)"] && !verdicts["unroll(L1:16)"], "{verdicts:?}");
 }
+
+/// Accesses whose subscripts differ by a constant are independent only where the values in
+/// those subscripts are the same for both (the loops outside the one checked): the shortcut before MLIR's polyhedron must not hide a
+/// dependence the checked loop itself carries at that distance.
+#[test]
+fn constant_offsets_decide_only_in_loops_at_the_same_iteration() {
+    let m = LoadedModule::from_source(
+        "func.func @k(%a: memref<64x64xf32>) {
+           affine.for %i = 0 to 63 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %a[%i, %j] : memref<64x64xf32>
+               affine.store %v, %a[%i + 1, %j] : memref<64x64xf32>
+             }
+           }
+           affine.for %i = 0 to 64 {
+             affine.for %j = 0 to 63 {
+               %v = affine.load %a[%i, %j] : memref<64x64xf32>
+               affine.store %v, %a[%i, %j + 1] : memref<64x64xf32>
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let f = m.functions()[0];
+    for (schedule, legal) in [
+        // %i carries A[i + 1] <- A[i]: a distance of 1 along it.
+        ("parallelize(L0)", false),
+        ("unroll(L0:2)", true),
+        // With %i fixed, the rows never meet: %j carries nothing.
+        ("parallelize(L0.0)", true),
+        // %j carries A[i][j + 1] <- A[i][j]; with %i fixed it is the same row.
+        ("parallelize(L1.0)", false),
+        ("parallelize(L1)", true),
+    ] {
+        let s: Schedule = schedule.parse().unwrap();
+        let got = transform::check(f, &s);
+        assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
+    }
+}
