@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
@@ -548,6 +549,39 @@ extern "C" {
 
 MlirOperation autosched_tx_clone(MlirOperation func) {
   return wrap(unwrap(func)->clone());
+}
+
+MlirOperation autosched_tx_clone_for(MlirOperation func, const char *const *names, size_t n) {
+  Operation *f = unwrap(func);
+  Region &body = f->getRegion(0);
+  if (!body.hasOneBlock())
+    return wrap(f->clone());
+  llvm::StringSet<> wanted;
+  for (size_t i = 0; i < n; ++i)
+    wanted.insert(names[i]);
+  auto holdsWanted = [&](Operation *op) {
+    bool found = false;
+    op->walk([&](AffineForOp l) {
+      if (wanted.contains(nameOf(l)))
+        found = true;
+    });
+    return found;
+  };
+  Operation *copy = f->cloneWithoutRegions();
+  Block &from = body.front();
+  Block *to = new Block();
+  copy->getRegion(0).push_back(to);
+  IRMapping map;
+  for (BlockArgument arg : from.getArguments())
+    map.map(arg, to->addArgument(arg.getType(), arg.getLoc()));
+  OpBuilder b = OpBuilder::atBlockEnd(to);
+  for (Operation &op : from) {
+    // Nothing outside a loop without results sees inside it: dropping it leaves the rest valid.
+    if (isa<AffineForOp, AffineParallelOp>(op) && op.getNumResults() == 0 && !holdsWanted(&op))
+      continue;
+    b.clone(op, map);
+  }
+  return wrap(copy);
 }
 
 void autosched_tx_destroy(MlirOperation op) { unwrap(op)->destroy(); }

@@ -32,6 +32,11 @@ typedef void (*AutoschedTxReportFn)(void *ctx, const char *msg, size_t len);
 
 /// A detached deep copy of `func`, to transform as a transaction.
 MlirOperation autosched_tx_clone(MlirOperation func);
+/// A detached copy of `func` holding only the top-level loops that contain a loop named one
+/// of `names` (and every operation of its body that is not a loop without results): what a
+/// step touching only those loops is checked on, at the cost of copying them alone. A
+/// function of several blocks is copied whole.
+MlirOperation autosched_tx_clone_for(MlirOperation func, const char *const *names, size_t n);
 /// Destroys a detached operation (a discarded clone).
 void autosched_tx_destroy(MlirOperation op);
 /// Verifies the (transformed) function.

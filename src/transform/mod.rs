@@ -15,7 +15,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_clone_for, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
     autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
@@ -242,6 +242,11 @@ impl Prefix {
             }
             _ => {}
         }
+        if let [step] = steps {
+            if step.stage().local() {
+                return self.check_on_its_nests(step);
+            }
+        }
         // SAFETY: the prefix's clone is live; the copy is owned by the Prefix returned, or
         // destroyed (by dropping that Prefix) when a step fails.
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
@@ -259,6 +264,29 @@ impl Prefix {
         }
         verify(copy.0)?;
         Ok(Some(longer))
+    }
+}
+
+impl Prefix {
+    /// [`Prefix::check_keeping`] of one step of a kind that touches only the loops it names
+    /// (`TransformKind::LOCAL`), on a copy of the nests that hold them: the same verdict,
+    /// without copying the state's other nests (a 3mm state holds three, some of them
+    /// register tiles). Nothing is kept: a child that enters the beam is extended from its
+    /// parent.
+    fn check_on_its_nests(&self, step: &Transform) -> Result<Option<Prefix>, TransformError> {
+        let names: Vec<std::ffi::CString> = step.loops().iter().map(|l| ffi::cstring(l.as_str())).collect();
+        let ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|c| c.as_ptr()).collect();
+        // SAFETY: the prefix's clone is live; the copy is detached, owned here and destroyed
+        // below; the names outlive the call.
+        let copy = unsafe { autosched_tx_clone_for(self.clone.0, ptrs.as_ptr(), ptrs.len()) };
+        let mut call = Call::new(copy);
+        // The copy's loops of these names are the prefix's, in the same order: the kind may
+        // use what it learned on the prefix.
+        let status = step.apply_in_check(&mut call, &mut self.memo.borrow_mut());
+        let result = verdict(self.schedule.steps.len() + 1, step, status, call).and_then(|_| verify(copy));
+        // SAFETY: the copy is detached and owned here.
+        unsafe { autosched_tx_destroy(copy) };
+        result.map(|_| None)
     }
 }
 

@@ -76,6 +76,11 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     /// Whether [`TransformKind::combinations`] can return anything (the walk then tries
     /// every candidate, as the search does).
     const HAS_COMBINATIONS: bool = false;
+    /// Whether the step's checks and its application read and change only the loops it
+    /// names and what they contain (not the function's other nests): a search checks such a
+    /// step on a copy of the top-level nests holding those loops alone, not of the whole
+    /// state (`transform::Prefix::check_keeping`).
+    const LOCAL: bool = false;
     /// Sequences that begin with one of this kind's legal single steps (`legal`, in
     /// candidate order) and go on with steps of later stages, for steps whose worth shows
     /// only with those: the search checks and scores them at this stage, as children of the
@@ -325,6 +330,12 @@ macro_rules! registry {
             pub fn structural(self) -> bool {
                 match self {
                     $(Stage::$variant => <$variant as TransformKind>::STRUCTURAL,)*
+                }
+            }
+
+            pub fn local(self) -> bool {
+                match self {
+                    $(Stage::$variant => <$variant as TransformKind>::LOCAL,)*
                 }
             }
 

@@ -25,6 +25,9 @@ impl TransformKind for Vectorize {
     const WALK_PROBABILITY: f64 = 0.45;
     const STRUCTURAL: bool = false;
     const HAS_COMBINATIONS: bool = true;
+    /// Vectorize.cpp finds the loops by name, checks them and vectorizes them in place (a
+    /// hoisted broadcast goes to the front of the loop's own block).
+    const LOCAL: bool = true;
 
     fn parse(p: &mut Parser) -> Result<Self, ParseError> {
         let at = p.pos;
