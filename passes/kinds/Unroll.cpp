@@ -300,7 +300,37 @@ SmallVector<int32_t> checkUnroll(ArrayRef<AffineForOp> loops, ArrayRef<int64_t> 
 
 /// Unrolls `loops` (checked) by `factor`.
 int32_t unrollChecked(ArrayRef<AffineForOp> loops, const char *name, int64_t factor,
-                      const Report &report);
+                      const Report &report) {
+  for (auto l : loops) {
+    bool innermost = isInnermost(l);
+    // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.
+    Block *block = l->getBlock();
+    Operation *before = l->getPrevNode(), *after = l->getNextNode();
+    int64_t step = l.getStepAsInt();
+    // A known trip count (constant bounds, or bounds that move together with an outer loop,
+    // as a full tile's point loop `%t to %t + 8`): the loop runs that many times in every
+    // outer iteration, never zero, so neither clean-up repair below applies. (Given such a
+    // loop, guardPromotedCleanup took the promoted body of a full unroll for a clean-up
+    // loop's and put an accumulator's yielded values under a condition: tile; accumulate;
+    // unroll of the point loop did not verify.)
+    bool knownTrips = getConstantTripCount(l).has_value();
+    AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
+    SmallVector<Value> lbOperands(l.getLowerBoundOperands());
+    SmallVector<Value> ubOperands(l.getUpperBoundOperands());
+    LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
+                                : loopUnrollJamByFactor(l, factor);
+    if (failed(r))
+      return report.fail(std::string("MLIR's ") +
+                         (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
+                         " could not unroll " + name + " by " + std::to_string(factor));
+    if (!knownTrips) {
+      clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
+      guardPromotedCleanup(block, before, after, name, lbMap, lbOperands, ubMap,
+                           ubOperands);
+    }
+  }
+  return AUTOSCHED_TX_OK;
+}
 
 } // namespace
 
@@ -354,47 +384,6 @@ int32_t autosched_tx_unroll_checked(MlirOperation func, const char *name, int64_
       return AUTOSCHED_TX_REFUSED;
   return unrollChecked(*found, name, factor, report);
 }
-
-} // extern "C"
-
-namespace {
-
-int32_t unrollChecked(ArrayRef<AffineForOp> loops, const char *name, int64_t factor,
-                      const Report &report) {
-  for (auto l : loops) {
-    bool innermost = isInnermost(l);
-    // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.
-    Block *block = l->getBlock();
-    Operation *before = l->getPrevNode(), *after = l->getNextNode();
-    int64_t step = l.getStepAsInt();
-    // A known trip count (constant bounds, or bounds that move together with an outer loop,
-    // as a full tile's point loop `%t to %t + 8`): the loop runs that many times in every
-    // outer iteration, never zero, so neither clean-up repair below applies. (Given such a
-    // loop, guardPromotedCleanup took the promoted body of a full unroll for a clean-up
-    // loop's and put an accumulator's yielded values under a condition: tile; accumulate;
-    // unroll of the point loop did not verify.)
-    bool knownTrips = getConstantTripCount(l).has_value();
-    AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
-    SmallVector<Value> lbOperands(l.getLowerBoundOperands());
-    SmallVector<Value> ubOperands(l.getUpperBoundOperands());
-    LogicalResult r = innermost ? loopUnrollByFactor(l, factor)
-                                : loopUnrollJamByFactor(l, factor);
-    if (failed(r))
-      return report.fail(std::string("MLIR's ") +
-                         (innermost ? "loopUnrollByFactor" : "loopUnrollJamByFactor") +
-                         " could not unroll " + name + " by " + std::to_string(factor));
-    if (!knownTrips) {
-      clampCleanupLowerBound(block, before, after, name, step, lbMap, lbOperands);
-      guardPromotedCleanup(block, before, after, name, lbMap, lbOperands, ubMap,
-                           ubOperands);
-    }
-  }
-  return AUTOSCHED_TX_OK;
-}
-
-} // namespace
-
-extern "C" {
 
 bool autosched_tx_unroll_is_plain(MlirOperation func, const char *name, int64_t factor) {
   auto f = funcOf(func);

@@ -265,9 +265,7 @@ impl Prefix {
         verify(copy.0)?;
         Ok(Some(longer))
     }
-}
 
-impl Prefix {
     /// [`Prefix::check_keeping`] of one step of a kind that touches only the loops it names
     /// (`TransformKind::LOCAL`), on a copy of the nests that hold them: the same verdict,
     /// without copying the state's other nests (a 3mm state holds three, some of them
