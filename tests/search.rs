@@ -1091,3 +1091,63 @@ fn constant_offsets_decide_only_in_loops_at_the_same_iteration() {
         assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
     }
 }
+
+/// Lookahead sequences (register tiles: up to 21 steps) are checked from one beam state, the
+/// steps between the first and the last run once on one copy and shared by the sequences
+/// that have them: each verdict, reason and built state must be what the whole schedule
+/// gives from scratch, whichever sequence came first, also where a middle step fails.
+#[test]
+fn long_sequences_checked_from_a_prefix_agree_with_the_whole_schedule() {
+    use affine_autosched::search::candidates::lookahead;
+    let (mut checked, mut refused, mut built) = (0, 0, 0);
+    for (file, prefix, stage) in [
+        ("benchmarks/kernels/gemm-1024.mlir", "", Stage::Tile),
+        ("benchmarks/polybench/2mm.mlir", "", Stage::Distribute),
+        ("benchmarks/polybench/2mm.mlir", "distribute(L0.0); distribute(L0)", Stage::Tile),
+        ("benchmarks/polybench/3mm.mlir", "", Stage::Distribute),
+    ] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+        let m = LoadedModule::from_file(&path).unwrap();
+        let f = m.functions()[0];
+        let p = ir::analyze_function(f).unwrap().program;
+        let prefix: Schedule = prefix.parse().unwrap();
+        let legal = candidates(&p, &prefix, stage);
+        let mut sequences = lookahead(&p, &prefix, stage, &legal);
+        assert!(!sequences.is_empty(), "{file} {prefix}");
+        // The same sequences with a middle step that cannot apply (an unroll of a loop the
+        // jam before it consumed, by a factor its trip count refuses), and cut short.
+        let extra: Vec<Vec<Transform>> = sequences
+            .iter()
+            .flat_map(|seq| {
+                let mut bad = seq.clone();
+                let at = bad.len() - 2;
+                bad.insert(at, "unroll(L0:7)".parse::<Schedule>().unwrap().steps[0].clone());
+                [bad, seq[..seq.len() - 1].to_vec(), seq[..3.min(seq.len())].to_vec()]
+            })
+            .collect();
+        sequences.extend(extra);
+        // In both orders, from a fresh prefix each time: a shared middle built first by one
+        // sequence or by another.
+        for order in [false, true] {
+            let from = transform::Prefix::new(f, &prefix).unwrap();
+            let mut seqs = sequences.clone();
+            if order {
+                seqs.reverse();
+            }
+            for seq in &seqs {
+                let mut whole = prefix.clone();
+                whole.steps.extend(seq.iter().cloned());
+                let kept = from.check_keeping(seq);
+                let a = kept.as_ref().map(|_| ()).map_err(|e| e.to_string());
+                assert_eq!(a, transform::check(f, &whole).map_err(|e| e.to_string()), "{file}: {whole}");
+                if let Ok(Some(kept)) = &kept {
+                    assert_eq!(kept.text(), transform::Prefix::new(f, &whole).unwrap().text(), "{file}: {whole}");
+                    built += 1;
+                }
+                refused += a.is_err() as usize;
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40 && refused > 5 && built > 5, "{checked} checked, {refused} refused, {built} built");
+}

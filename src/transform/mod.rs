@@ -122,7 +122,8 @@ pub struct Prefix {
     schedule: Schedule,
     /// What kinds' shortcuts learned about the clone (it never changes).
     memo: std::cell::RefCell<crate::schedule::kinds::Memo>,
-    /// This prefix extended by the first step of checked combinations, by the step's text.
+    /// This prefix extended by the first step of checked combinations, and by the middle
+    /// steps of longer ones, by the steps' texts ([`key_of`]).
     extended: std::cell::RefCell<std::collections::HashMap<String, Result<Prefix, TransformError>>>,
 }
 
@@ -228,15 +229,24 @@ impl Prefix {
             }
             // Combinations of a stage share their first steps (a tiling and each of its
             // second levels): the prefix extended by the first step is kept, and the rest
-            // checked from it (with its shortcuts).
+            // checked from it (with its shortcuts). Of a longer sequence (a lookahead's
+            // register tiles: up to 21 steps), the steps between the first and the last
+            // run on one copy, kept for the sequences that share them (those that differ
+            // only in their last unroll), and the last is checked from it: one copy of the
+            // function for those steps, not one per step.
             [first, rest @ ..] if !rest.is_empty() => {
-                let key = first.to_string();
-                if !self.extended.borrow().contains_key(&key) {
-                    let longer = self.extend(std::slice::from_ref(first));
-                    self.extended.borrow_mut().insert(key.clone(), longer);
+                let extended = self.extended_by(std::slice::from_ref(first)).borrow();
+                let longer = match &extended[&key_of(std::slice::from_ref(first))] {
+                    Ok(longer) => longer,
+                    Err(e) => return Err(e.clone()),
+                };
+                let [middle @ .., last] = rest else { unreachable!("rest is not empty") };
+                if middle.is_empty() {
+                    return longer.check_keeping(rest);
                 }
-                return match &self.extended.borrow()[&key] {
-                    Ok(longer) => longer.check_keeping(rest),
+                let further = longer.extended_by(middle).borrow();
+                return match &further[&key_of(middle)] {
+                    Ok(further) => further.check_keeping(std::slice::from_ref(last)),
                     Err(e) => Err(e.clone()),
                 };
             }
@@ -266,6 +276,17 @@ impl Prefix {
         Ok(Some(longer))
     }
 
+    /// This prefix's extensions, holding the one by `steps` ([`Prefix::extend`]: the steps
+    /// run on one copy, unverified), built now if it was not.
+    fn extended_by(&self, steps: &[Transform]) -> &std::cell::RefCell<std::collections::HashMap<String, Result<Prefix, TransformError>>> {
+        let key = key_of(steps);
+        if !self.extended.borrow().contains_key(&key) {
+            let longer = self.extend(steps);
+            self.extended.borrow_mut().insert(key, longer);
+        }
+        &self.extended
+    }
+
     /// [`Prefix::check_keeping`] of one step of a kind that touches only the loops it names
     /// (`TransformKind::LOCAL`), on a copy of the nests that hold them: the same verdict,
     /// without copying the state's other nests (a 3mm state holds three, some of them
@@ -286,6 +307,12 @@ impl Prefix {
         unsafe { autosched_tx_destroy(copy) };
         result.map(|_| None)
     }
+}
+
+/// The key of an extension by `steps` in a [`Prefix`]'s `extended`: their texts, one per
+/// line (a step's text has no line break).
+fn key_of(steps: &[Transform]) -> String {
+    steps.iter().map(|t| t.to_string()).collect::<Vec<_>>().join("\n")
 }
 
 impl Drop for Prefix {
