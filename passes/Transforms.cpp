@@ -351,17 +351,37 @@ bool provablyIndependent(Operation *src, Operation *dst, unsigned depth) {
     constant = flat.back();
     return true;
   };
+  // The depth-th loop, where it surrounds both: a dependence carried there runs from one of
+  // its iterations to a later one.
+  Value carrier = depth >= 1 && depth <= common && depth <= srcIvs.size() && depth <= dstIvs.size() &&
+                          srcIvs[depth - 1] == dstIvs[depth - 1]
+                      ? srcIvs[depth - 1]
+                      : Value();
   for (unsigned r = 0; r < ma.getNumResults(); ++r) {
     llvm::SmallDenseMap<Value, int64_t> ca, cb;
     int64_t ka = 0, kb = 0;
-    if (!linear(ma, r, ca, ka) || !linear(mb, r, cb, kb) || ka == kb)
+    if (!linear(ma, r, ca, ka) || !linear(mb, r, cb, kb))
       continue;
-    bool cancels = true;
+    bool cancels = true, withCarrier = false;
     for (auto *side : {&ca, &cb})
-      for (auto [v, c] : *side)
-        if (c != 0 && (!sameOnBoth(v) || ca.lookup(v) != cb.lookup(v)))
+      for (auto [v, c] : *side) {
+        if (c == 0)
+          continue;
+        if (carrier && v == carrier && ca.lookup(v) == cb.lookup(v))
+          withCarrier = true;
+        else if (!sameOnBoth(v) || ca.lookup(v) != cb.lookup(v))
           cancels = false;
-    if (cancels)
+      }
+    if (!cancels)
+      continue;
+    // Everything else equal, the subscripts differ by a nonzero constant: never the same
+    // element.
+    if (!withCarrier && ka != kb)
+      return true;
+    // Everything else equal and the carrier's coefficient too, the same constant: the same
+    // element only at the carrier's same iteration, so nothing is carried at this depth
+    // (C[i][j]'s load and store in the j loop; the polyhedron is empty even rationally).
+    if (withCarrier && ka == kb)
       return true;
   }
   return false;

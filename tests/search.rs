@@ -1092,6 +1092,69 @@ fn constant_offsets_decide_only_in_loops_at_the_same_iteration() {
     }
 }
 
+/// An access pair whose subscript is the same on both sides, written in the checked loop's
+/// variable and values the same for both, meets only at that loop's same iteration: the
+/// shortcut says the loop carries nothing there (A[i][j] read and written in the j loop),
+/// and must not where the subscript lacks the loop's variable (C[j] in the i loop) or holds
+/// an inner loop's (B[i + j] in the i loop: (i, j) and (i + 1, j - 1) meet).
+#[test]
+fn equal_subscripts_in_the_checked_loop_meet_only_at_its_same_iteration() {
+    let m = LoadedModule::from_source(
+        "func.func @k(%a: memref<64x64xf32>, %b: memref<128xf32>, %c: memref<64xf32>) {
+           affine.for %i = 0 to 64 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %a[%i, %j] : memref<64x64xf32>
+               %w = arith.addf %v, %v : f32
+               affine.store %w, %a[%i, %j] : memref<64x64xf32>
+             }
+           }
+           affine.for %i = 0 to 64 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %b[%i + %j] : memref<128xf32>
+               %w = arith.addf %v, %v : f32
+               affine.store %w, %b[%i + %j] : memref<128xf32>
+             }
+           }
+           affine.for %i = 0 to 64 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %c[%j] : memref<64xf32>
+               %w = arith.addf %v, %v : f32
+               affine.store %w, %c[%j] : memref<64xf32>
+             }
+           }
+           affine.for %i = 0 to 32 {
+             affine.for %j = 0 to 64 {
+               %v = affine.load %b[2 * %i + 1] : memref<128xf32>
+               %w = arith.addf %v, %v : f32
+               affine.store %w, %b[2 * %i + 1] : memref<128xf32>
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let f = m.functions()[0];
+    for (schedule, legal) in [
+        ("parallelize(L0)", true),
+        ("parallelize(L0.0)", true),
+        ("unroll(L0:2)", true),
+        // B[i + j]: not carried by j at a fixed i, carried by i.
+        ("parallelize(L1.0)", true),
+        ("parallelize(L1)", false),
+        ("unroll(L1:2)", false),
+        // C[j]: the same element at every i.
+        ("parallelize(L2)", false),
+        ("parallelize(L2.0)", true),
+        // B[2i + 1]: i at its same iteration only (a coefficient other than 1); j carries it.
+        ("parallelize(L3)", true),
+        ("parallelize(L3.0)", false),
+    ] {
+        let s: Schedule = schedule.parse().unwrap();
+        let got = transform::check(f, &s);
+        assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
+    }
+}
+
 /// Lookahead sequences (register tiles: up to 21 steps) are checked from one beam state, the
 /// steps between the first and the last run once on one copy and shared by the sequences
 /// that have them: each verdict, reason and built state must be what the whole schedule
