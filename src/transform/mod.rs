@@ -235,8 +235,8 @@ impl Prefix {
             // only in their last unroll), and the last is checked from it: one copy of the
             // function for those steps, not one per step.
             [first, rest @ ..] if !rest.is_empty() => {
-                let extended = self.extended_by(std::slice::from_ref(first)).borrow();
-                let longer = match &extended[&key_of(std::slice::from_ref(first))] {
+                let extended = self.extended_by(std::slice::from_ref(first));
+                let longer = match &*extended {
                     Ok(longer) => longer,
                     Err(e) => return Err(e.clone()),
                 };
@@ -244,8 +244,7 @@ impl Prefix {
                 if middle.is_empty() {
                     return longer.check_keeping(rest);
                 }
-                let further = longer.extended_by(middle).borrow();
-                return match &further[&key_of(middle)] {
+                return match &*longer.extended_by(middle) {
                     Ok(further) => further.check_keeping(std::slice::from_ref(last)),
                     Err(e) => Err(e.clone()),
                 };
@@ -276,15 +275,15 @@ impl Prefix {
         Ok(Some(longer))
     }
 
-    /// This prefix's extensions, holding the one by `steps` ([`Prefix::extend`]: the steps
-    /// run on one copy, unverified), built now if it was not.
-    fn extended_by(&self, steps: &[Transform]) -> &std::cell::RefCell<std::collections::HashMap<String, Result<Prefix, TransformError>>> {
+    /// This prefix extended by `steps` ([`Prefix::extend`]: the steps run on one copy,
+    /// unverified), kept in `extended`: built now if it was not.
+    fn extended_by(&self, steps: &[Transform]) -> std::cell::Ref<'_, Result<Prefix, TransformError>> {
         let key = key_of(steps);
         if !self.extended.borrow().contains_key(&key) {
             let longer = self.extend(steps);
-            self.extended.borrow_mut().insert(key, longer);
+            self.extended.borrow_mut().insert(key.clone(), longer);
         }
-        &self.extended
+        std::cell::Ref::map(self.extended.borrow(), |m| &m[&key])
     }
 
     /// [`Prefix::check_keeping`] of one step of a kind that touches only the loops it names
