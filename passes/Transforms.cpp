@@ -351,12 +351,9 @@ bool provablyIndependent(Operation *src, Operation *dst, unsigned depth) {
     constant = flat.back();
     return true;
   };
-  // The depth-th loop, where it surrounds both: a dependence carried there runs from one of
-  // its iterations to a later one.
-  Value carrier = depth >= 1 && depth <= common && depth <= srcIvs.size() && depth <= dstIvs.size() &&
-                          srcIvs[depth - 1] == dstIvs[depth - 1]
-                      ? srcIvs[depth - 1]
-                      : Value();
+  // The depth-th loop, where it surrounds both (one of the common loops, the ivs' shared
+  // prefix): a dependence carried there runs from one of its iterations to a later one.
+  Value carrier = depth >= 1 && depth <= common ? srcIvs[depth - 1] : Value();
   for (unsigned r = 0; r < ma.getNumResults(); ++r) {
     llvm::SmallDenseMap<Value, int64_t> ca, cb;
     int64_t ka = 0, kb = 0;

@@ -1052,6 +1052,13 @@ fn unroll_verdicts_learned_once_per_loop_are_those_of_each_factor() {
     assert!(verdicts["unroll(L1.0:32)"] && !verdicts["unroll(L1:16)"], "{verdicts:?}");
 }
 
+/// Whether checking `schedule` on `f` from scratch accepts it, as `legal` says.
+fn assert_legal(f: affine_autosched::ir::mlir::Op, schedule: &str, legal: bool) {
+    let s: Schedule = schedule.parse().unwrap();
+    let got = transform::check(f, &s);
+    assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
+}
+
 /// Accesses whose subscripts differ by a constant are independent only where the values in
 /// those subscripts are the same for both (the loops outside the one checked): the shortcut before MLIR's polyhedron must not hide a
 /// dependence the checked loop itself carries at that distance.
@@ -1086,9 +1093,7 @@ fn constant_offsets_decide_only_in_loops_at_the_same_iteration() {
         ("parallelize(L1.0)", false),
         ("parallelize(L1)", true),
     ] {
-        let s: Schedule = schedule.parse().unwrap();
-        let got = transform::check(f, &s);
-        assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
+        assert_legal(f, schedule, legal);
     }
 }
 
@@ -1149,9 +1154,7 @@ fn equal_subscripts_in_the_checked_loop_meet_only_at_its_same_iteration() {
         ("parallelize(L3)", true),
         ("parallelize(L3.0)", false),
     ] {
-        let s: Schedule = schedule.parse().unwrap();
-        let got = transform::check(f, &s);
-        assert_eq!(got.is_ok(), legal, "{schedule}: {got:?}");
+        assert_legal(f, schedule, legal);
     }
 }
 
