@@ -13,6 +13,9 @@ Padding never changes a result: padded children lie past the counts, and a node'
 summary is the LSTM's output at its last real child. Training runs over each candidate's
 tree (`forward`); the exported graph over the distinct nodes of a batch's trees
 (`shared`), which a search stage's candidates mostly share: the same arithmetic per node.
+The graph also takes the embeddings of nests it returned in earlier calls and returns its
+own (`cached`): a search's stages keep most nests of the states they extend, and the pass
+keeps their embeddings instead of summarizing them again.
 """
 
 import math
@@ -210,15 +213,19 @@ class CostModel(nn.Module):
 
     def shared(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
                root_children, root_counts):
-        """As forward, over the distinct nodes of a batch's trees (the exported form, `to_shared`):
-        a node's embedding depends only on its children, and the candidates of one search stage
-        share most of their subtrees (a step on one nest of a program leaves the others' alone),
-        so each distinct node is summarized once. `node_comps` [D, N, C] indexes the distinct
+        """As forward, over the distinct nodes of a batch's trees (`to_shared`): a node's
+        embedding depends only on its children, and the candidates of one search stage share
+        most of their subtrees (a step on one nest of a program leaves the others' alone), so
+        each distinct node is summarized once. `node_comps` [D, N, C] indexes the distinct
         computations, `node_loops` [D, N, C] the nodes of the level below, `root_children`
         [B, S] the nodes of level 0. The same weights and arithmetic per node as forward."""
+        nests = self.nests(unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts)
+        return self.from_nests(nests, root_children, root_counts)
+
+    def nests(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts):
+        """[N, embed]: the embeddings of the level-0 nodes (the nests) of `shared`'s tables."""
         e = self.embed_rows(unique_comps).unsqueeze(0)
         d, n = node_comps.shape[0], node_comps.shape[1]
-        b = root_children.shape[0]
         h = self.embed
         below = torch.zeros(1, n, h, dtype=e.dtype, device=e.device)
         for level in range(d - 1, -1, -1):
@@ -227,11 +234,27 @@ class CostModel(nn.Module):
             hl = self.summarize(self.loop_lstm, below, node_loops[level].unsqueeze(0),
                                 node_loop_counts[level].unsqueeze(0), self.no_loops)
             below = self.unit(hc, hl)
-        # The virtual roots, one per candidate, as the slots of one level above level 0.
-        hl = self.summarize(self.loop_lstm, below, root_children.unsqueeze(0), root_counts.unsqueeze(0),
-                            self.no_loops).reshape(b, h)
+        return below.reshape(n, h)
+
+    def from_nests(self, nests, root_children, root_counts):
+        """The output from nest embeddings [N, embed]: the virtual roots, one per candidate,
+        as the slots of one level above level 0 (`root_children` [B, S] index `nests`)."""
+        b, h = root_children.shape[0], self.embed
+        hl = self.summarize(self.loop_lstm, nests.unsqueeze(0), root_children.unsqueeze(0),
+                            root_counts.unsqueeze(0), self.no_loops).reshape(b, h)
         hc = self.no_comps.view(1, h).expand(b, h)
         return self.output(self.unit(hc, hl))
+
+    def cached(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
+               root_children, root_counts, known_nests):
+        """As shared, where some nests' embeddings are known already (from earlier calls of one
+        search, whose candidates keep most nests of the states they extend): `known_nests`
+        [1, K, embed] are rows 0..K of what `root_children` indexes, the tables' own level-0
+        nodes rows K.. . Returns the output and the tables' nest embeddings [1, N, embed], for
+        the caller to keep."""
+        nests = self.nests(unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts)
+        out = self.from_nests(torch.cat([known_nests[0], nests], dim=0), root_children, root_counts)
+        return out, nests.unsqueeze(0)
 
     def output(self, program):
         """[B, embed] program embeddings -> the model's output (see forward)."""
@@ -295,6 +318,13 @@ class Ensemble(torch.nn.Module):
     def shared(self, *inputs):
         return self.combine([m.shared(*inputs) for m in self.members])
 
+    def cached(self, *inputs):
+        """As CostModel.cached, with a row of `known_nests` [W, K, embed] and of the nests
+        returned per member network."""
+        *tables, known = inputs
+        outs = [m.cached(*tables, known[w:w + 1]) for w, m in enumerate(self.members)]
+        return self.combine([o for o, _ in outs]), torch.cat([n for _, n in outs], dim=0)
+
     def laplace_parts(self, out):
         return laplace_parts(out, self.laplace)
 
@@ -306,7 +336,7 @@ SHARED_INPUT_NAMES = ["unique_comps", "node_comps", "node_comp_counts", "node_lo
 
 
 class Shared(torch.nn.Module):
-    """The exported form of a CostModel or an Ensemble (`shared`)."""
+    """The exported form of a CostModel or an Ensemble before the cached one (`shared`)."""
 
     def __init__(self, model):
         super().__init__()
@@ -317,6 +347,45 @@ class Shared(torch.nn.Module):
                 root_children, root_counts):
         return self.model.shared(unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
                                  root_children, root_counts)
+
+
+# The exported graph's inputs since the cached form: the shared form's, and the embeddings of
+# the nests known from earlier calls ([W, K, embed], W the networks), which root_children's
+# first K indices name. Its outputs: the speedup and the tables' own nests' embeddings.
+CACHED_INPUT_NAMES = SHARED_INPUT_NAMES + ["known_nests"]
+CACHED_OUTPUT_NAMES = ["speedup", "nests"]
+
+
+def networks(model):
+    """How many networks a CostModel or an Ensemble holds (the W of `known_nests`)."""
+    return len(model.members) if isinstance(model, Ensemble) else 1
+
+
+class Cached(torch.nn.Module):
+    """The exported form since the cached one (`cached`)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    # Named like CACHED_INPUT_NAMES: the exporter keys dynamic shapes by argument name.
+    def forward(self, unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
+                root_children, root_counts, known_nests):
+        return self.model.cached(unique_comps, node_comps, node_comp_counts, node_loops, node_loop_counts,
+                                 root_children, root_counts, known_nests)
+
+
+def with_known(shared, known, known_of=None):
+    """The cached form's inputs from the shared form's (`to_shared`): `known` [W, K, embed]
+    embeddings put first, so root_children's indices of the tables' nests move up by K;
+    `known_of` [B, S] (an index into `known` per root slot, -1 where the table's own nest is
+    meant) names the slots that use a known nest instead."""
+    *tables, roots, counts = shared
+    k = known.shape[1]
+    roots = roots + k
+    if known_of is not None:
+        roots = torch.where(known_of >= 0, known_of, roots)
+    return [*tables, roots, counts, known]
 
 
 def to_shared(comps, comp_children, comp_counts, loop_children, loop_counts, root_children, root_counts,

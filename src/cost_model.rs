@@ -9,7 +9,7 @@
 //! typed error: the caller leaves the IR untouched.
 
 use crate::features::layout;
-use crate::features::tensors::{Batch, Shared, INDEXED_COMPS, INPUTS, SHARED_INPUTS};
+use crate::features::tensors::{Batch, CachedBatch, Interner, Shared, INDEXED_COMPS, INPUTS, KNOWN_NESTS, SHARED_INPUTS};
 use crate::features::Featurized;
 use crate::limits::MAX_DEPTH;
 use ort::session::Session;
@@ -64,6 +64,9 @@ pub struct CostModel {
 /// The input forms graphs have been exported in, newest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Form {
+    /// The shared form, also taking the embeddings of nests it returned before
+    /// ([`KNOWN_NESTS`]): networks and embedding size of a nest's.
+    Cached { networks: usize, embed: usize },
     /// Each distinct computation vector and each distinct tree node once (`SHARED_INPUTS`).
     Shared,
     /// Each distinct computation vector once, every candidate's tree (`INDEXED_COMPS` + `INPUTS`).
@@ -351,14 +354,24 @@ impl CostModel {
         let plain: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
         let by_index: Vec<&str> = INDEXED_COMPS.iter().chain(&INPUTS[1..]).map(|(n, _)| *n).collect();
         let shared: Vec<&str> = SHARED_INPUTS.iter().map(|(n, _)| *n).collect();
-        let form = if names == shared {
+        let cached: Vec<&str> = shared.iter().copied().chain([KNOWN_NESTS.0]).collect();
+        let form = if names == cached {
+            // [W, K, H]: W and H fixed in the graph.
+            let dims = session.inputs()[cached.len() - 1].dtype().tensor_shape().map(|s| s.to_vec()).unwrap_or_default();
+            match dims[..] {
+                [w, _, h] if w > 0 && h > 0 && session.outputs().len() == 2 => {
+                    Form::Cached { networks: w as usize, embed: h as usize }
+                }
+                _ => return Err(bad(format!("input {} has shape {dims:?}, expected [W, K, H] (and two outputs)", KNOWN_NESTS.0))),
+            }
+        } else if names == shared {
             Form::Shared
         } else if names == by_index {
             Form::Indexed
         } else if names == plain {
             Form::Plain
         } else {
-            return Err(bad(format!("inputs are {names:?}, expected {shared:?} (or {by_index:?}, or {plain:?})")));
+            return Err(bad(format!("inputs are {names:?}, expected {cached:?} (or {shared:?}, {by_index:?}, {plain:?})")));
         };
         Ok(CostModel {
             path: path.to_path_buf(),
@@ -431,10 +444,97 @@ impl CostModel {
         if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
             return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
         }
-        if self.form == Form::Shared {
-            return self.predict_shared(Shared::encode(items));
+        match self.form {
+            // Without a cache of its own, the call's own nests only.
+            Form::Cached { .. } => self.predict_cached(items, &mut NestCache::default()),
+            Form::Shared => self.predict_shared(Shared::encode(items)),
+            Form::Indexed | Form::Plain => self.predict_batch_members(Batch::encode(items)),
         }
-        self.predict_batch_members(Batch::encode(items))
+    }
+
+    /// As [`CostModel::predict_members`], keeping the embeddings of the nests it summarizes in
+    /// `cache` and reusing those found there (a graph in the cached form; any other predicts as
+    /// without a cache). One cache serves one model and one program's candidates: keys are
+    /// the nests' contents, so any candidate may use any entry.
+    pub fn predict_members_cached(&self, items: &[&Featurized], cache: &mut NestCache) -> Result<Vec<Vec<f32>>, ModelError> {
+        if !matches!(self.form, Form::Cached { .. }) || items.is_empty() {
+            return self.predict_members(items);
+        }
+        if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
+            return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
+        }
+        self.predict_cached(items, cache)
+    }
+
+    fn predict_cached(&self, items: &[&Featurized], cache: &mut NestCache) -> Result<Vec<Vec<f32>>, ModelError> {
+        let Form::Cached { networks, embed } = self.form else { unreachable!("a graph of the cached form") };
+        if let Some(model) = &cache.model {
+            if model != &self.path {
+                return Err(ModelError::Inference(format!("a nest cache of {} used with {}", model.display(), self.path.display())));
+            }
+        }
+        cache.model = Some(self.path.clone());
+        if cache.interner.nodes() > NEST_CACHE_NODES {
+            log::debug!("nest cache: {} nodes, emptied", cache.interner.nodes());
+            *cache = NestCache { model: cache.model.take(), ..NestCache::default() };
+        }
+        let embeddings = &cache.embeddings;
+        let CachedBatch { shared, known, new } = Shared::encode_cached(items, &mut cache.interner, |id| embeddings.contains_key(&id));
+        let batch = match &self.columns {
+            Some(columns) if shared.f == layout::FEATURES => shared.project(columns),
+            _ => shared,
+        };
+        // [W, K, H], K at least 1 (an unused row when none is known).
+        let k = known.len().max(1);
+        let mut rows = vec![0f32; networks * k * embed];
+        for (at, id) in known.iter().enumerate() {
+            let e = &cache.embeddings[id];
+            for w in 0..networks {
+                rows[(w * k + at) * embed..(w * k + at + 1) * embed].copy_from_slice(&e[w * embed..(w + 1) * embed]);
+            }
+        }
+        let inf = |e: ort::Error| ModelError::Inference(e.to_string());
+        let (b, u, n, c) = (batch.b, batch.u, batch.n, batch.c);
+        let started = std::time::Instant::now();
+        let shapes = batch.shapes();
+        let (speedups, nests) = guard(|| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
+            let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
+            let inputs = ort::inputs![
+                "unique_comps" => Tensor::from_array((shapes[0].clone(), batch.unique_comps)).map_err(inf)?,
+                "node_comps" => t(1, batch.node_comps)?,
+                "node_comp_counts" => t(2, batch.node_comp_counts)?,
+                "node_loops" => t(3, batch.node_loops)?,
+                "node_loop_counts" => t(4, batch.node_loop_counts)?,
+                "root_children" => t(5, batch.root_children)?,
+                "root_counts" => t(6, batch.root_counts)?,
+                "known_nests" => Tensor::from_array((vec![networks, k, embed], rows)).map_err(inf)?,
+            ];
+            let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
+            let outputs = session.run(inputs).map_err(inf)?;
+            let (_, speedups) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
+            let (shape, nests) = outputs[1].try_extract_tensor::<f32>().map_err(inf)?;
+            if shape[..] != [networks as i64, n as i64, embed as i64] {
+                return Err(ModelError::Inference(format!("nests of shape {:?}, expected [{networks}, {n}, {embed}]", &shape[..])));
+            }
+            Ok((speedups.to_vec(), nests.to_vec()))
+        })
+        .map_err(ModelError::Inference)??;
+        for (j, id) in new.iter().enumerate() {
+            let mut e = Vec::with_capacity(networks * embed);
+            for w in 0..networks {
+                e.extend_from_slice(&nests[(w * n + j) * embed..(w * n + j + 1) * embed]);
+            }
+            cache.embeddings.insert(*id, e.into_boxed_slice());
+        }
+        cache.reused += known.len();
+        cache.summarized += new.len();
+        log::trace!(
+            "batch of {b} ({} nests known, {} new: {u} distinct computations, {n} nodes per level, {c} children): {:.1} ms",
+            known.len(),
+            new.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        split_members(speedups, b)
     }
 
     /// Every member's prediction of every item of a batch in the shared form.
@@ -510,6 +610,25 @@ impl CostModel {
         log::trace!("batch of {b} (computations, slots, children {dims:?}; {distinct} computation rows run): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
         split_members(result, b)
     }
+}
+
+/// A cache this large (interned nodes) is emptied before its next use: a search's stages
+/// intern a few thousand.
+const NEST_CACHE_NODES: usize = 1 << 20;
+
+/// The embeddings of the nests a model summarized, by their contents (interned), for the
+/// next calls of one search: a stage's candidates keep most nests of the states they extend,
+/// and one state's children share the nests the step leaves alone.
+#[derive(Default)]
+pub struct NestCache {
+    interner: Interner,
+    /// By interned node id: `networks * embed` values, one network after the other.
+    embeddings: std::collections::HashMap<u32, Box<[f32]>>,
+    /// The model the embeddings are of.
+    model: Option<PathBuf>,
+    /// Nests named from the cache, and summarized by the model, over all calls.
+    pub reused: usize,
+    pub summarized: usize,
 }
 
 /// The output's rows: [b] for one network, [b, members] for an ensemble.

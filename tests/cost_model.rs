@@ -2,7 +2,7 @@
 //! predictions PyTorch made at export time (onnx/reference.json), one batch per program;
 //! missing and corrupt models are typed errors.
 
-use affine_autosched::cost_model::{self, CostModel, ModelError};
+use affine_autosched::cost_model::{self, CostModel, ModelError, NestCache};
 use affine_autosched::features::{featurize, Featurized, Featurizer, Host};
 use affine_autosched::ir;
 use affine_autosched::mlir::LoadedModule;
@@ -55,6 +55,51 @@ fn shipped_model_matches_pytorch_on_the_reference_points() {
         assert!((alone[0] - got[0]).abs() <= 1e-5 * got[0].abs());
     }
     assert!(checked >= 20, "only {checked} reference points");
+}
+
+#[test]
+fn nests_known_from_earlier_calls_predict_what_summarizing_them_again_predicts() {
+    // The shipped graph takes known nests (the cached form): a search's calls reuse the nests
+    // earlier calls summarized. Half of each program's reference schedules first, then all of
+    // them (the second call knows the nests the first summarized), then all again (it knows
+    // every nest): the same predictions as a call that summarizes every nest.
+    let model = CostModel::load(&root().join("onnx/model.onnx")).unwrap();
+    let text = std::fs::read_to_string(root().join("onnx/reference.json")).unwrap();
+    let reference: Reference = serde_json::from_str(&text).unwrap();
+    let mut reused = 0;
+    for p in &reference.programs {
+        let module = LoadedModule::from_source(&p.mlir).unwrap();
+        let program = ir::analyze_function(module.functions()[0]).unwrap().program;
+        let featurizer = Featurizer::for_host(&program, Host::recorded(&p.caches));
+        let feats: Vec<Featurized> =
+            p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
+        let refs: Vec<&Featurized> = feats.iter().collect();
+        let fresh = model.predict_members(&refs).unwrap();
+        let mut cache = NestCache::default();
+        let half: Vec<&Featurized> = refs.iter().step_by(2).copied().collect();
+        let first = model.predict_members_cached(&half, &mut cache).unwrap();
+        let summarized = cache.summarized;
+        assert!(summarized > 0 && cache.reused == 0);
+        let warm = model.predict_members_cached(&refs, &mut cache).unwrap();
+        let known = cache.reused;
+        assert!(known > 0, "{}: the second call knew no nest", p.program_id);
+        let after_warm = cache.summarized;
+        // All known now: the third call summarizes nothing.
+        let again = model.predict_members_cached(&refs, &mut cache).unwrap();
+        assert_eq!(cache.summarized, after_warm, "{}: every nest was known", p.program_id);
+        assert!(cache.reused > known);
+        let close = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-5 * y.abs());
+        for (k, f) in fresh.iter().enumerate() {
+            for got in [&warm[k], &again[k]] {
+                assert!(close(got, f), "{} '{}': {got:?} with known nests, {f:?} without", p.program_id, p.schedules[k]);
+            }
+        }
+        for (k, f) in first.iter().enumerate() {
+            assert!(close(f, &fresh[2 * k]));
+        }
+        reused += cache.reused;
+    }
+    assert!(reused > 0);
 }
 
 #[test]

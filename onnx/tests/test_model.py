@@ -113,6 +113,39 @@ def test_the_shared_form_predicts_what_each_tree_predicts(featurized):
     assert torch.equal(sh[5][0], sh[5][1])
 
 
+def test_known_nests_stand_for_the_nests_they_were_computed_as(featurized):
+    """The cached form (model.cached): nests returned by one call and given back as known ones
+    in another give what computing them again gives, for one network and for an ensemble
+    (a row of known nests per member), in a batch that mixes known and new nests."""
+    torch.manual_seed(7)
+    d = featurized
+    f = d.layout["features"]
+    one = model_mod.CostModel(f).eval()
+    two = model_mod.Ensemble([model_mod.CostModel(f).eval(), model_mod.CostModel(f).eval()]).eval()
+    depth = d.layout["max_depth"]
+    batches = data_mod.batches(d, range(len(d.programs)), 32, None, 3)[:4]
+    for m in (one, two):
+        w = model_mod.networks(m)
+        for idx in batches:
+            x = d.padded_inputs(idx, depth)
+            sh = model_mod.to_shared(*x)
+            with torch.no_grad():
+                ref = m.shared(*sh)
+                nothing = torch.zeros(w, 1, 180)
+                out, nests = m.cached(*model_mod.with_known(sh, nothing))
+                assert torch.allclose(out, ref, rtol=1e-5, atol=0)
+                assert nests.shape == (w, sh[1].shape[1], 180)
+                # Every other root slot names its nest among the known ones instead.
+                roots, counts = sh[5], sh[6]
+                slots = torch.arange(roots.shape[1]).view(1, -1)
+                mixed = torch.where((slots < counts.view(-1, 1)) & (slots % 2 == 0), roots, -1)
+                again, _ = m.cached(*model_mod.with_known(sh, nests, mixed))
+                assert torch.allclose(again, ref, rtol=1e-5, atol=0)
+                # A wrong known nest changes the prediction: the known rows are read.
+                wrong, _ = m.cached(*model_mod.with_known(sh, nests.flip(1) + 1.0, mixed))
+                assert not torch.allclose(wrong, ref, rtol=1e-3, atol=0)
+
+
 def test_derived_features_gather_the_innermost_loop_and_the_next_one_out(featurized):
     spec = model_mod.derive_spec(featurized.layout)
     names = {f["name"]: i for i, f in enumerate(featurized.layout["fields"])}

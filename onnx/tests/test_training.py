@@ -531,12 +531,12 @@ def test_derived_inner_loop_features_train_export_and_score_in_rust(trained, tmp
 
 
 def test_graphs_of_the_earlier_input_forms_still_load_and_agree(trained, tmp_path):
-    """Graphs exported before the shared form (every candidate's tree: computation vectors
-    per candidate, or given once each with an index) are still read by the Rust side, and
-    give what the shared form gives."""
+    """Graphs exported before the cached form (the shared form without known nests; every
+    candidate's tree: computation vectors per candidate, or given once each with an index) are
+    still read by the Rust side, and give what the cached form gives."""
     import numpy as np
     import torch
-    from model import INPUT_NAMES
+    from model import INPUT_NAMES, SHARED_INPUT_NAMES, Shared, to_shared
 
     tmp, model = trained
     net, _ = export.load_model(tmp / "run" / "model.pt")
@@ -559,7 +559,12 @@ def test_graphs_of_the_earlier_input_forms_still_load_and_agree(trained, tmp_pat
             "loop_counts": {0: b, 2: s}, "root_children": {0: b, 1: s}, "root_counts": {0: b}}
     flat = x[0].reshape(-1, x[0].shape[-1])
     index = torch.arange(flat.shape[0]).reshape(x[0].shape[:2])
+    n = torch.export.Dim("N")
+    shared = {"unique_comps": {0: u}, "node_comps": {1: n, 2: c}, "node_comp_counts": {1: n},
+              "node_loops": {1: n, 2: c}, "node_loop_counts": {1: n}, "root_children": {0: b, 1: s},
+              "root_counts": {0: b}}
     forms = {
+        "shared": (Shared(net), tuple(to_shared(*x, at_least=2)), SHARED_INPUT_NAMES, shared),
         # (Dynamic shapes in the inputs' order: the exporter pairs them with the names so.)
         "plain": (net, tuple(x), INPUT_NAMES, {"comps": {0: b, 1: k}, **tree}),
         "indexed": (Indexed(net), (flat, index, *x[1:]), ["unique_comps", "comp_index"] + INPUT_NAMES[1:],

@@ -346,6 +346,209 @@ impl Shared {
     }
 }
 
+/// What a graph exported in the cached form (`onnx/export.py` since it, `model.py`'s
+/// `cached`) takes beside [`SHARED_INPUTS`]: the embeddings of nests it returned in earlier
+/// calls, which `root_children`'s first `K` indices name (the tables' own nests follow).
+pub const KNOWN_NESTS: (&str, &str) = ("known_nests", "f32[W,K,H]");
+
+/// Ids of computation vectors and loop-tree nodes that hold across batches: equal content,
+/// equal id (bit for bit, as in [`Shared::encode`]). A node is its level, its computations'
+/// ids and its loop children's ids, so equal ids mean equal subtrees.
+#[derive(Default)]
+pub struct Interner {
+    comps: HashMap<Vec<u32>, u32>,
+    nodes: HashMap<NodeKey, u32>,
+    /// Each node's key by id (to walk a nest's subtree).
+    keys: Vec<NodeKey>,
+}
+
+type NodeKey = (u8, Vec<u32>, Vec<u32>);
+
+impl Interner {
+    /// Distinct nodes seen so far.
+    pub fn nodes(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn comp(&mut self, v: &[f32]) -> u32 {
+        let next = self.comps.len() as u32;
+        *self.comps.entry(v.iter().map(|x| x.to_bits()).collect()).or_insert(next)
+    }
+
+    fn node(&mut self, key: NodeKey) -> u32 {
+        if let Some(&id) = self.nodes.get(&key) {
+            return id;
+        }
+        let id = self.keys.len() as u32;
+        self.keys.push(key.clone());
+        self.nodes.insert(key, id);
+        id
+    }
+}
+
+/// A batch in the cached form: the shared form's tables over the nests not known yet, and
+/// what the roots name instead.
+pub struct CachedBatch {
+    /// The tables of the new nests' subtrees; its `root_children` index the known nests
+    /// (`0..known.len()`) and then the tables' level-0 nodes.
+    pub shared: Shared,
+    /// The known nests the roots name, by interned id, in index order (none is allowed: the
+    /// caller passes an unused row then, as the graph takes at least one).
+    pub known: Vec<u32>,
+    /// The tables' level-0 nodes by interned id, in table order: the nests whose embeddings
+    /// the call returns.
+    pub new: Vec<u32>,
+}
+
+impl Shared {
+    /// As [`Shared::encode`], where the nests for which `known` says yes need no tables: only
+    /// the new nests' subtrees are summarized (interned in `interner`, which must be the one
+    /// the known ids came from).
+    pub fn encode_cached(items: &[&Featurized], interner: &mut Interner, known: impl Fn(u32) -> bool) -> CachedBatch {
+        let d = MAX_DEPTH;
+        // The batch's distinct vectors first (borrowed keys), then their interned ids.
+        let mut row_of: HashMap<Bits, usize> = HashMap::default();
+        let mut distinct: Vec<&[f32]> = Vec::new();
+        let rows: Vec<Vec<usize>> = items
+            .iter()
+            .map(|f| {
+                f.comps
+                    .iter()
+                    .map(|v| {
+                        *row_of.entry(Bits(v)).or_insert_with(|| {
+                            distinct.push(v);
+                            distinct.len() - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let comp_ids: Vec<u32> = distinct.iter().map(|v| interner.comp(v)).collect();
+        let mut vector_of: HashMap<u32, usize> = HashMap::default();
+        for (row, &id) in comp_ids.iter().enumerate() {
+            vector_of.entry(id).or_insert(row);
+        }
+        // Every candidate's nests by interned id, bottom-up.
+        let roots: Vec<Vec<u32>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut below: Vec<u32> = Vec::new();
+                for level in (0..f.tree.levels.len().min(d)).rev() {
+                    below = f.tree.levels[level]
+                        .iter()
+                        .map(|node| {
+                            let cs = node.comps.iter().map(|&c| comp_ids[rows[i][c]]).collect();
+                            let ls = node.loops.iter().map(|&l| below[l]).collect();
+                            interner.node((level as u8, cs, ls))
+                        })
+                        .collect();
+                }
+                f.tree.roots.iter().map(|&r| below[r]).collect()
+            })
+            .collect();
+        // Known nests get an index each, new ones a level-0 slot; then the new nests' subtrees
+        // level by level, each distinct node once.
+        let mut known_at: HashMap<u32, usize> = HashMap::default();
+        let mut known_ids = Vec::new();
+        let mut slot_of: Vec<HashMap<u32, usize>> = vec![HashMap::default(); d];
+        let mut levels: Vec<Vec<u32>> = vec![Vec::new(); d];
+        for &nest in roots.iter().flatten() {
+            if known(nest) {
+                known_at.entry(nest).or_insert_with(|| {
+                    known_ids.push(nest);
+                    known_ids.len() - 1
+                });
+            } else if !slot_of[0].contains_key(&nest) {
+                slot_of[0].insert(nest, levels[0].len());
+                levels[0].push(nest);
+            }
+        }
+        for level in 1..d {
+            let children: Vec<u32> =
+                levels[level - 1].iter().flat_map(|&node| interner.keys[node as usize].2.iter().copied()).collect();
+            for child in children {
+                if !slot_of[level].contains_key(&child) {
+                    slot_of[level].insert(child, levels[level].len());
+                    levels[level].push(child);
+                }
+            }
+        }
+        // The vectors the new subtrees read, once each.
+        let mut used: HashMap<u32, i64> = HashMap::default();
+        let mut unique_comps: Vec<f32> = Vec::new();
+        for nodes in &levels {
+            for &node in nodes {
+                for &c in &interner.keys[node as usize].1 {
+                    used.entry(c).or_insert_with(|| {
+                        unique_comps.extend_from_slice(distinct[vector_of[&c]]);
+                        (unique_comps.len() / FEATURES - 1) as i64
+                    });
+                }
+            }
+        }
+        let mut u = used.len();
+        if u == 0 {
+            // No new nest: one unused row, as the graph takes at least one.
+            unique_comps = vec![0.0; FEATURES];
+            u = 1;
+        }
+        let n = levels.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let c = levels
+            .iter()
+            .flatten()
+            .map(|&id| {
+                let (_, cs, ls) = &interner.keys[id as usize];
+                cs.len().max(ls.len())
+            })
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let s = items.iter().map(|f| f.tree.roots.len()).max().unwrap_or(0).max(1);
+        let b = items.len();
+        let mut out = Shared {
+            b,
+            u,
+            f: FEATURES,
+            n,
+            c,
+            s,
+            unique_comps,
+            node_comps: vec![0; d * n * c],
+            node_comp_counts: vec![0; d * n],
+            node_loops: vec![0; d * n * c],
+            node_loop_counts: vec![0; d * n],
+            root_children: vec![0; b * s],
+            root_counts: vec![0; b],
+        };
+        for (level, nodes) in levels.iter().enumerate() {
+            for (j, &id) in nodes.iter().enumerate() {
+                let (_, cs, ls) = &interner.keys[id as usize];
+                let node = level * n + j;
+                out.node_comp_counts[node] = cs.len() as i64;
+                out.node_loop_counts[node] = ls.len() as i64;
+                for (x, cid) in cs.iter().enumerate() {
+                    out.node_comps[node * c + x] = used[cid];
+                }
+                for (x, l) in ls.iter().enumerate() {
+                    out.node_loops[node * c + x] = slot_of[level + 1][l] as i64;
+                }
+            }
+        }
+        let k = known_ids.len().max(1);
+        for (i, nests) in roots.iter().enumerate() {
+            out.root_counts[i] = nests.len() as i64;
+            for (x, nest) in nests.iter().enumerate() {
+                out.root_children[i * s + x] = match known_at.get(nest) {
+                    Some(&at) => at as i64,
+                    None => (k + slot_of[0][nest]) as i64,
+                };
+            }
+        }
+        CachedBatch { shared: out, known: known_ids, new: std::mem::take(&mut levels[0]) }
+    }
+}
+
 /// Element types `.npy` files are written with.
 pub trait NpyElem: Copy {
     const DESCR: &'static str;
