@@ -385,8 +385,9 @@ fn loop_part(program: &Program, sched: &Scheduled, fixed: &Fixed, comp: CompId, 
 fn working_set(program: &Program, sched: &Scheduled, comp: CompId, node: usize) -> f64 {
     let c = &program.computations[comp];
     let mut per_buffer: Vec<(usize, f64)> = Vec::new();
+    let ranges = sched.box_ranges(program, comp, node);
     for a in std::iter::once(&c.store).chain(c.loads.iter()) {
-        let bytes = sched.box_elements(program, comp, a, node) * program.buffers[a.buffer].element_type.bytes() as f64;
+        let bytes = Scheduled::box_of(program, a, &ranges) * program.buffers[a.buffer].element_type.bytes() as f64;
         match per_buffer.iter_mut().find(|(b, _)| *b == a.buffer) {
             Some((_, x)) => *x = x.max(bytes),
             None => per_buffer.push((a.buffer, bytes)),

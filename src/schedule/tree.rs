@@ -10,6 +10,7 @@
 use super::kinds::Stage;
 use super::{LoopName, Schedule, MAX_TILE_LEVELS};
 use crate::ir::{Access, Child, CompId, LoopId, Program};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// A step of the schedule that the symbolic tree cannot follow.
@@ -73,18 +74,20 @@ pub struct Node {
     pub children: Vec<Kid>,
 }
 
-/// The tree after the schedule, with the tags the steps left on its loops.
+/// The tree after the schedule, with the tags the steps left on its loops. The maps keyed by
+/// loops hash with FxHash: SipHash on them was a tenth of featurizing (every feature of every
+/// loop looks its node and tags up).
 #[derive(Clone, Debug)]
 pub struct Scheduled {
     pub nodes: Vec<Node>,
     pub roots: Vec<usize>,
     /// Where each live loop is.
-    pub at: HashMap<Ent, usize>,
+    pub at: FxHashMap<Ent, usize>,
     /// Loops of a nest fused into another: the loop they merged into.
-    pub alias: HashMap<LoopId, LoopId>,
+    pub alias: FxHashMap<LoopId, LoopId>,
     /// A value per (loop, kind) that a step of that kind left (a tile size, an unroll
     /// factor; 1 for a mark). Read back by the kind's `features`.
-    pub tags: HashMap<(Ent, Stage), u32>,
+    pub tags: FxHashMap<(Ent, Stage), u32>,
     /// Names of the loops distribution made (`copy` k is `copies[k - 1]`), and their loops.
     pub copies: Vec<String>,
     pub(crate) copy_ents: HashMap<String, Ent>,
@@ -96,9 +99,9 @@ impl Scheduled {
         let mut s = Scheduled {
             nodes: Vec::new(),
             roots: Vec::new(),
-            at: HashMap::new(),
-            alias: HashMap::new(),
-            tags: HashMap::new(),
+            at: FxHashMap::default(),
+            alias: FxHashMap::default(),
+            tags: FxHashMap::default(),
             copies: Vec::new(),
             copy_ents: HashMap::new(),
             by_name: program.loops.iter().map(|l| (l.name.clone(), l.id)).collect(),
@@ -287,12 +290,17 @@ impl Scheduled {
     /// point loop inside it whose tile loop is outside runs over one tile; loops outside it
     /// are fixed), capped by the buffer's size.
     pub fn box_elements(&self, program: &Program, comp: CompId, a: &Access, target: usize) -> f64 {
+        Self::box_of(program, a, &self.box_ranges(program, comp, target))
+    }
+
+    /// The range each of `comp`'s loops takes inside one run of loop node `target` (see
+    /// [`Scheduled::box_elements`]): the same for all the computation's accesses.
+    pub fn box_ranges(&self, program: &Program, comp: CompId, target: usize) -> Vec<f64> {
         let tree = self;
         let c = &program.computations[comp];
         let enclosing = tree.enclosing(comp);
         let within = |node: Option<usize>| node.is_some_and(|n| n == target || tree.inside(n, target));
-        let ranges: Vec<f64> = c
-            .iterators
+        c.iterators
             .iter()
             .map(|&orig| {
                 let live = tree.live(orig);
@@ -315,13 +323,17 @@ impl Scheduled {
                 }
                 extent
             })
-            .collect();
+            .collect()
+    }
+
+    /// Elements in the box of `a` when the computation's loops take `ranges` ([`Scheduled::box_ranges`]).
+    pub fn box_of(program: &Program, a: &Access, ranges: &[f64]) -> f64 {
         let shape = &program.buffers[a.buffer].shape;
         a.matrix
             .iter()
             .enumerate()
             .map(|(r, row)| {
-                let span: f64 = 1.0 + row.iter().zip(&ranges).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
+                let span: f64 = 1.0 + row.iter().zip(ranges).map(|(m, x)| m.unsigned_abs() as f64 * (x - 1.0)).sum::<f64>();
                 shape.get(r).map_or(span, |d| span.min(*d as f64))
             })
             .product()

@@ -81,10 +81,11 @@ impl TransformKind for Pack {
         let (mut loads, mut elements) = (0.0, 0.0);
         for ent in [at.point, at.tile, at.tile2] {
             let (Some(mask), Some(node)) = (tree.tag(ent, Stage::Pack), tree.node_of(ent)) else { continue };
+            let ranges = tree.box_ranges(program, at.comp, node);
             for a in &c.loads {
                 if argument_of(program, a).is_some_and(|k| k <= MAX_ARGUMENT && mask & (1 << k) != 0) {
                     loads += 1.0;
-                    elements += tree.box_elements(program, at.comp, a, node);
+                    elements += Scheduled::box_of(program, a, &ranges);
                 }
             }
         }
