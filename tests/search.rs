@@ -1217,3 +1217,88 @@ fn long_sequences_checked_from_a_prefix_agree_with_the_whole_schedule() {
     }
     assert!(checked > 40 && refused > 5 && built > 5, "{checked} checked, {refused} refused, {built} built");
 }
+
+/// The search reuses a check's verdict for another beam state whose steps on the nests the
+/// sequence works on are the same (`search::nest_history_key`: the other nests' steps do not
+/// change those nests' IR). Every such verdict is the one a check of that state's whole
+/// schedule from scratch gives (step numbers moved with the state's length), for the single
+/// steps of every stage and the Tile stage's sequences, on states that differ in other nests.
+#[test]
+fn a_verdict_reused_for_a_state_with_the_same_steps_on_its_nests_is_that_state_s_own() {
+    use affine_autosched::search::nest_history_key;
+    let (mut shared, mut refused) = (0, 0);
+    for file in ["2mm.mlir", "3mm.mlir"] {
+        let m = benchmark(file);
+        let f = m.functions()[0];
+        let p = ir::analyze_function(f).unwrap().program;
+        // The original, and states with a legal step of a stage on another nest than 0.
+        let mut states = vec![Schedule::default()];
+        for stage in [Stage::Distribute, Stage::Interchange, Stage::Tile, Stage::Unroll, Stage::Parallelize] {
+            let on_others = candidates(&p, &Schedule::default(), stage).into_iter().filter(|t| t.loops().iter().all(|l| l.nest() != 0));
+            if let Some(step) = on_others.map(|t| Schedule { steps: vec![t] }).find(|s| transform::check(f, s).is_ok()) {
+                states.push(step);
+            }
+        }
+        assert!(states.len() >= 4, "{file}: {states:?}");
+        // And states that changed nest 0 itself: their verdicts are not the others'.
+        for stage in [Stage::Interchange, Stage::Tile] {
+            let on_0 = candidates(&p, &Schedule::default(), stage).into_iter().filter(|t| t.loops().iter().all(|l| l.nest() == 0));
+            if let Some(step) = on_0.map(|t| Schedule { steps: vec![t] }).find(|s| transform::check(f, s).is_ok()) {
+                states.push(step);
+            }
+        }
+        let mut seen: HashMap<String, (String, Result<(), String>)> = HashMap::new();
+        for state in states {
+            let n = state.steps.len();
+            let mut sequences: Vec<Vec<Transform>> = Vec::new();
+            for &stage in STAGES {
+                // Steps on nest 0 only: its history is the same in every state above.
+                let steps: Vec<Transform> = candidates(&p, &state, stage).into_iter().filter(|t| t.loops().iter().all(|l| l.nest() == 0)).collect();
+                if stage == Stage::Tile {
+                    sequences.extend(combinations(&p, &state, stage, &steps[..steps.len().min(6)]));
+                }
+                sequences.extend(steps.into_iter().take(25).map(|t| vec![t]));
+            }
+            for seq in sequences {
+                let mut whole = state.clone();
+                whole.steps.extend(seq.iter().cloned());
+                // As the search keeps them: a refusal's step counted from the state's end.
+                let verdict = match transform::check(f, &whole) {
+                    Ok(()) => Ok(()),
+                    // Loop names and the order of stages are checked on every state, not reused.
+                    Err(transform::TransformError::BadLoop { .. }) => continue,
+                    Err(e) => Err(match e.verdict_step() {
+                        Some(step) => e.at_step(step - n).to_string(),
+                        None => e.to_string(),
+                    }),
+                };
+                let key = nest_history_key(&state, &seq);
+                match seen.get(&key) {
+                    Some((first, v)) => {
+                        assert_eq!(v, &verdict, "{file}: '{key}' decided for '{first}' and for '{state}'");
+                        shared += 1;
+                        refused += v.is_err() as usize;
+                    }
+                    None => {
+                        seen.insert(key, (state.to_string(), verdict));
+                    }
+                }
+            }
+        }
+    }
+    // Verdicts of both kinds were shared between states.
+    assert!(shared > 100 && refused > 5, "{shared} shared, {refused} of them refusals");
+    // A state's own steps on the nest are part of the key: another tiling of nest 0 is not
+    // the state without it.
+    let tiled: Schedule = "tile(L0:32)".parse().unwrap();
+    let steps = |t: &str| t.parse::<Schedule>().unwrap().steps;
+    let step = steps("parallelize(L0.t)");
+    let other: Schedule = "tile(L0:64)".parse().unwrap();
+    let beside: Schedule = "tile(L0:32); unroll(L1.0:2)".parse().unwrap();
+    assert_ne!(nest_history_key(&tiled, &step), nest_history_key(&other, &step));
+    assert_eq!(nest_history_key(&tiled, &step), nest_history_key(&beside, &step));
+    // A fusion joins the nests: after fuse(L0, L1, 1), a step on L1 ...'s key has nest 0's steps.
+    let fused: Schedule = "tile(L0:32); fuse(L0, L1, 1)".parse().unwrap();
+    let unroll = steps("unroll(L1.0:2)");
+    assert!(nest_history_key(&fused, &unroll).starts_with("[0, 1] | tile(L0:32); fuse(L0, L1, 1)"), "{}", nest_history_key(&fused, &unroll));
+}

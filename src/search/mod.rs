@@ -19,7 +19,7 @@ use crate::ir::{mlir::Op, Program};
 use crate::measure::MeasureError;
 use crate::options::Evaluator as EvaluatorKind;
 use crate::schedule::tree::Scheduled;
-use crate::schedule::{Schedule, Transform};
+use crate::schedule::{Schedule, Stage, Transform};
 use crate::transform;
 pub use crate::transform::base::{decided_at_base, unroll_base, Base};
 use candidates::{candidates, combinations, lookahead, STAGES};
@@ -93,6 +93,91 @@ fn order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
     b.score.total_cmp(&a.score).then_with(|| a.schedule.to_string().cmp(&b.schedule.to_string()))
 }
 
+/// The part of `schedule` that decides the IR of the nests `steps` work on: those nests
+/// (the original nests their loops come from, with every nest a fusion joined to them) and
+/// the steps of `schedule` that name a loop of them, in order. Steps on other nests leave
+/// those nests' IR as it is.
+pub fn nest_history_key(schedule: &Schedule, steps: &[Transform]) -> String {
+    let nests_of = |t: &Transform| t.loops().iter().map(|l| l.nest()).collect::<Vec<usize>>();
+    let mut group: Vec<usize> = steps.iter().flat_map(nests_of).collect();
+    // Fusions join nests: grow the group until no step links it to another nest.
+    loop {
+        let before = group.len();
+        for t in &schedule.steps {
+            let nests = nests_of(t);
+            if nests.iter().any(|n| group.contains(n)) {
+                for n in nests {
+                    if !group.contains(&n) {
+                        group.push(n);
+                    }
+                }
+            }
+        }
+        if group.len() == before {
+            break;
+        }
+    }
+    group.sort_unstable();
+    group.dedup();
+    let text = |ts: &mut dyn Iterator<Item = &Transform>| ts.map(|t| t.to_string()).collect::<Vec<_>>().join("; ");
+    let history = text(&mut schedule.steps.iter().filter(|t| t.loops().iter().any(|l| group.contains(&l.nest()))));
+    format!("{group:?} | {history} | {}", text(&mut steps.iter()))
+}
+
+/// The verdicts of the sequences checked in one search, by [`nest_history_key`]: a state
+/// whose steps on the nests a sequence works on are those of a state checked before gets
+/// that state's verdict, since those nests' IR is the same and a check reads nothing else.
+/// Half of 3mm's checks are such repeats (the beam's states differ in other nests). Not
+/// kept: sequences with a fusion (its check reads the nests between the two it fuses) and
+/// errors that are not a step's verdict (loop names, numbered by the whole schedule, are
+/// checked on every state; verification and analysis failures).
+#[derive(Default)]
+struct Verdicts {
+    known: HashMap<String, Result<(), (usize, transform::TransformError)>>,
+    reused: usize,
+}
+
+impl Verdicts {
+    /// The verdict of `schedule` followed by `steps`: a known one, else `run`'s (and kept).
+    /// A known verdict builds nothing (the state is extended from its parent if it enters
+    /// the beam).
+    fn check(
+        &mut self,
+        program: &Program,
+        schedule: &Schedule,
+        steps: &[Transform],
+        run: impl FnOnce() -> Result<Option<transform::Prefix>, transform::TransformError>,
+    ) -> Result<Option<transform::Prefix>, transform::TransformError> {
+        if steps.is_empty() || steps.iter().any(|t| t.stage() == Stage::Fuse) {
+            return run();
+        }
+        let key = nest_history_key(schedule, steps);
+        let n = schedule.steps.len();
+        if let Some(known) = self.known.get(&key) {
+            let mut whole = schedule.clone();
+            whole.steps.extend(steps.iter().cloned());
+            transform::check_names(program, &whole)?;
+            self.reused += 1;
+            return match known {
+                Ok(()) => Ok(None),
+                Err((offset, e)) => Err(e.clone().at_step(n + offset)),
+            };
+        }
+        let verdict = run();
+        match &verdict {
+            Ok(_) => {
+                self.known.insert(key, Ok(()));
+            }
+            Err(e) => {
+                if let Some(step) = e.verdict_step() {
+                    self.known.insert(key, Err((step - n, e.clone())));
+                }
+            }
+        }
+        verdict
+    }
+}
+
 /// Searches schedules for `func` (whose representation is `program`), scoring with
 /// `evaluator`. `func` is not changed.
 pub fn search(
@@ -113,6 +198,8 @@ pub fn search(
     let mut prefixes: HashMap<String, transform::Prefix> = HashMap::new();
     // States without their unrolls, where those decide a step's dependences (`unroll_base`).
     let mut bases: HashMap<String, Option<transform::Prefix>> = HashMap::new();
+    // What the checks decided, for states with the same steps on the nests checked.
+    let mut verdicts = Verdicts::default();
     // States that a kind's lookahead sequence made, and their descendants (schedule texts).
     let mut looked_ahead: HashMap<String, String> = HashMap::new();
     for &stage in STAGES {
@@ -163,7 +250,7 @@ pub fn search(
             let state_check = StateCheck::new(func, program, prefix, &state.schedule);
             let mut check = |steps: &[Transform]| {
                 let started = Instant::now();
-                let verdict = state_check.check_keeping(steps, &mut bases);
+                let verdict = verdicts.check(program, &state.schedule, steps, || state_check.check_keeping(steps, &mut bases));
                 let took = started.elapsed().as_secs_f64();
                 if took > 0.1 {
                     let text: Vec<String> = steps.iter().map(|t| t.to_string()).collect();
@@ -267,6 +354,7 @@ pub fn search(
         }
         beam = next;
     }
+    log::debug!("{} checks took the verdict of a state with the same steps on the nests checked", verdicts.reused);
     all.sort_by(order);
     Ok(SearchResult { ranked: all, proposed, scored, seconds: started.elapsed().as_secs_f64(), looked_ahead })
 }

@@ -61,6 +61,25 @@ pub enum TransformError {
 }
 
 impl TransformError {
+    /// The step a legality verdict is about: refusals and failures of a step (not errors
+    /// about its loop names, nor of verification or analysis).
+    pub fn verdict_step(&self) -> Option<usize> {
+        match self {
+            TransformError::Refused { step, .. } | TransformError::Failed { step, .. } => Some(*step),
+            _ => None,
+        }
+    }
+
+    /// The same verdict about the step at position `at` of a schedule (a verdict reused for
+    /// another schedule whose steps before it differ).
+    pub fn at_step(mut self, at: usize) -> TransformError {
+        match &mut self {
+            TransformError::BadLoop { step, .. } | TransformError::Refused { step, .. } | TransformError::Failed { step, .. } => *step = at,
+            _ => {}
+        }
+        self
+    }
+
     /// Whether the refusal claims that the step would break a dependence (as opposed to a
     /// step outside what the transformation supports).
     pub fn claims_dependence(&self) -> bool {
