@@ -438,18 +438,8 @@ impl CostModel {
 
     /// Every member's prediction of every item (one per member; one for a single network).
     pub fn predict_members(&self, items: &[&Featurized]) -> Result<Vec<Vec<f32>>, ModelError> {
-        if items.is_empty() {
-            return Ok(Vec::new());
-        }
-        if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
-            return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
-        }
-        match self.form {
-            // Without a cache of its own, the call's own nests only.
-            Form::Cached { .. } => self.predict_cached(items, &mut NestCache::default()),
-            Form::Shared => self.predict_shared(Shared::encode(items)),
-            Form::Indexed | Form::Plain => self.predict_batch_members(Batch::encode(items)),
-        }
+        // Without a cache of its own, the call's own nests only.
+        self.predict_members_cached(items, &mut NestCache::default())
     }
 
     /// As [`CostModel::predict_members`], keeping the embeddings of the nests it summarizes in
@@ -457,13 +447,17 @@ impl CostModel {
     /// without a cache). One cache serves one model and one program's candidates: keys are
     /// the nests' contents, so any candidate may use any entry.
     pub fn predict_members_cached(&self, items: &[&Featurized], cache: &mut NestCache) -> Result<Vec<Vec<f32>>, ModelError> {
-        if !matches!(self.form, Form::Cached { .. }) || items.is_empty() {
-            return self.predict_members(items);
+        if items.is_empty() {
+            return Ok(Vec::new());
         }
         if let Some(f) = items.iter().find(|f| f.tree.levels.len() > MAX_DEPTH) {
             return Err(ModelError::Inference(format!("a tree is {} levels deep (max {MAX_DEPTH})", f.tree.levels.len())));
         }
-        self.predict_cached(items, cache)
+        match self.form {
+            Form::Cached { .. } => self.predict_cached(items, cache),
+            Form::Shared => self.predict_shared(Shared::encode(items)),
+            Form::Indexed | Form::Plain => self.predict_batch_members(Batch::encode(items)),
+        }
     }
 
     fn predict_cached(&self, items: &[&Featurized], cache: &mut NestCache) -> Result<Vec<Vec<f32>>, ModelError> {
@@ -496,19 +490,9 @@ impl CostModel {
         let inf = |e: ort::Error| ModelError::Inference(e.to_string());
         let (b, u, n, c) = (batch.b, batch.u, batch.n, batch.c);
         let started = std::time::Instant::now();
-        let shapes = batch.shapes();
         let (speedups, nests) = guard(|| -> Result<(Vec<f32>, Vec<f32>), ModelError> {
-            let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
-            let inputs = ort::inputs![
-                "unique_comps" => Tensor::from_array((shapes[0].clone(), batch.unique_comps)).map_err(inf)?,
-                "node_comps" => t(1, batch.node_comps)?,
-                "node_comp_counts" => t(2, batch.node_comp_counts)?,
-                "node_loops" => t(3, batch.node_loops)?,
-                "node_loop_counts" => t(4, batch.node_loop_counts)?,
-                "root_children" => t(5, batch.root_children)?,
-                "root_counts" => t(6, batch.root_counts)?,
-                "known_nests" => Tensor::from_array((vec![networks, k, embed], rows)).map_err(inf)?,
-            ];
+            let mut inputs = shared_inputs(batch)?;
+            inputs.extend(ort::inputs!["known_nests" => Tensor::from_array((vec![networks, k, embed], rows)).map_err(inf)?]);
             let mut session = self.session.lock().unwrap_or_else(|p| p.into_inner());
             let outputs = session.run(inputs).map_err(inf)?;
             let (_, speedups) = outputs[0].try_extract_tensor::<f32>().map_err(inf)?;
@@ -543,24 +527,9 @@ impl CostModel {
             Some(columns) if batch.f == layout::FEATURES => batch.project(columns),
             _ => batch,
         };
-        let inf = |e: ort::Error| ModelError::Inference(e.to_string());
         let (b, u, n, c) = (batch.b, batch.u, batch.n, batch.c);
         let started = std::time::Instant::now();
-        let shapes = batch.shapes();
-        let result = guard(|| -> Result<Vec<f32>, ModelError> {
-            let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
-            let inputs = ort::inputs![
-                "unique_comps" => Tensor::from_array((shapes[0].clone(), batch.unique_comps)).map_err(inf)?,
-                "node_comps" => t(1, batch.node_comps)?,
-                "node_comp_counts" => t(2, batch.node_comp_counts)?,
-                "node_loops" => t(3, batch.node_loops)?,
-                "node_loop_counts" => t(4, batch.node_loop_counts)?,
-                "root_children" => t(5, batch.root_children)?,
-                "root_counts" => t(6, batch.root_counts)?,
-            ];
-            self.run(inputs)
-        })
-        .map_err(ModelError::Inference)??;
+        let result = guard(|| self.run(shared_inputs(batch)?)).map_err(ModelError::Inference)??;
         log::trace!("batch of {b} ({u} distinct computations, {n} nodes per level, {c} children): {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
         split_members(result, b)
     }
@@ -629,6 +598,22 @@ pub struct NestCache {
     /// Nests named from the cache, and summarized by the model, over all calls.
     pub reused: usize,
     pub summarized: usize,
+}
+
+/// A batch in the shared form as the graph's inputs ([`SHARED_INPUTS`]).
+fn shared_inputs(batch: Shared) -> Result<Vec<(std::borrow::Cow<'static, str>, ort::session::SessionInputValue<'static>)>, ModelError> {
+    let inf = |e: ort::Error| ModelError::Inference(e.to_string());
+    let shapes = batch.shapes();
+    let t = |i: usize, v: Vec<i64>| Tensor::from_array((shapes[i].clone(), v)).map_err(inf);
+    Ok(ort::inputs![
+        "unique_comps" => Tensor::from_array((shapes[0].clone(), batch.unique_comps)).map_err(inf)?,
+        "node_comps" => t(1, batch.node_comps)?,
+        "node_comp_counts" => t(2, batch.node_comp_counts)?,
+        "node_loops" => t(3, batch.node_loops)?,
+        "node_loop_counts" => t(4, batch.node_loop_counts)?,
+        "root_children" => t(5, batch.root_children)?,
+        "root_counts" => t(6, batch.root_counts)?,
+    ])
 }
 
 /// The output's rows: [b] for one network, [b, members] for an ensemble.

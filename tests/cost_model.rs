@@ -30,19 +30,31 @@ struct RefProgram {
     predicted: Vec<f32>,
 }
 
+/// The reference programs (onnx/reference.json), each with its schedules featurized for the
+/// host its points were measured on.
+fn reference_points() -> Vec<(RefProgram, Vec<Featurized>)> {
+    let text = std::fs::read_to_string(root().join("onnx/reference.json")).expect("onnx/reference.json");
+    let reference: Reference = serde_json::from_str(&text).unwrap();
+    reference
+        .programs
+        .into_iter()
+        .map(|p| {
+            let module = LoadedModule::from_source(&p.mlir).unwrap();
+            let program = ir::analyze_function(module.functions()[0]).unwrap().program;
+            let featurizer = Featurizer::for_host(&program, Host::recorded(&p.caches));
+            let feats = p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
+            (p, feats)
+        })
+        .collect()
+}
+
 #[test]
 fn shipped_model_matches_pytorch_on_the_reference_points() {
     let model = CostModel::load(&root().join("onnx/model.onnx")).unwrap_or_else(|e| panic!("{e}"));
-    let text = std::fs::read_to_string(root().join("onnx/reference.json")).expect("onnx/reference.json");
-    let reference: Reference = serde_json::from_str(&text).unwrap();
-    assert!(reference.programs.len() >= 3);
+    let reference = reference_points();
+    assert!(reference.len() >= 3);
     let mut checked = 0;
-    for p in &reference.programs {
-        let module = LoadedModule::from_source(&p.mlir).unwrap();
-        let program = ir::analyze_function(module.functions()[0]).unwrap().program;
-        let featurizer = Featurizer::for_host(&program, Host::recorded(&p.caches));
-        let feats: Vec<Featurized> =
-            p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
+    for (p, feats) in &reference {
         let refs: Vec<&Featurized> = feats.iter().collect();
         let got = model.predict(&refs).unwrap();
         for ((s, want), got) in p.schedules.iter().zip(&p.predicted).zip(&got) {
@@ -64,15 +76,8 @@ fn nests_known_from_earlier_calls_predict_what_summarizing_them_again_predicts()
     // them (the second call knows the nests the first summarized), then all again (it knows
     // every nest): the same predictions as a call that summarizes every nest.
     let model = CostModel::load(&root().join("onnx/model.onnx")).unwrap();
-    let text = std::fs::read_to_string(root().join("onnx/reference.json")).unwrap();
-    let reference: Reference = serde_json::from_str(&text).unwrap();
     let mut reused = 0;
-    for p in &reference.programs {
-        let module = LoadedModule::from_source(&p.mlir).unwrap();
-        let program = ir::analyze_function(module.functions()[0]).unwrap().program;
-        let featurizer = Featurizer::for_host(&program, Host::recorded(&p.caches));
-        let feats: Vec<Featurized> =
-            p.schedules.iter().map(|s| featurizer.featurize(&s.parse::<Schedule>().unwrap()).unwrap()).collect();
+    for (p, feats) in &reference_points() {
         let refs: Vec<&Featurized> = feats.iter().collect();
         let fresh = model.predict_members(&refs).unwrap();
         let mut cache = NestCache::default();

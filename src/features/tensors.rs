@@ -292,12 +292,28 @@ impl Shared {
                 below[i] = here;
             }
         }
+        let mut out = Shared::with_nodes(items, row_of.len(), unique_comps, &levels);
+        let s = out.s;
+        for (i, f) in items.iter().enumerate() {
+            out.root_counts[i] = f.tree.roots.len() as i64;
+            for (x, &r) in f.tree.roots.iter().enumerate() {
+                out.root_children[i * s + x] = below[i][r];
+            }
+        }
+        out
+    }
+
+    /// The tables of `levels` (per level, each node's computation rows and loop children's
+    /// slots in the level below), with the roots of `items` left to fill.
+    fn with_nodes(items: &[&Featurized], u: usize, unique_comps: Vec<f32>, levels: &[Vec<(Vec<i64>, Vec<i64>)>]) -> Shared {
+        let d = MAX_DEPTH;
         let n = levels.iter().map(Vec::len).max().unwrap_or(0).max(1);
         let c = levels.iter().flatten().map(|(cs, ls)| cs.len().max(ls.len())).max().unwrap_or(0).max(1);
         let s = items.iter().map(|f| f.tree.roots.len()).max().unwrap_or(0).max(1);
+        let b = items.len();
         let mut out = Shared {
-            b: items.len(),
-            u: row_of.len(),
+            b,
+            u,
             f: FEATURES,
             n,
             c,
@@ -307,22 +323,16 @@ impl Shared {
             node_comp_counts: vec![0; d * n],
             node_loops: vec![0; d * n * c],
             node_loop_counts: vec![0; d * n],
-            root_children: vec![0; items.len() * s],
-            root_counts: vec![0; items.len()],
+            root_children: vec![0; b * s],
+            root_counts: vec![0; b],
         };
-        for (level, keys) in levels.iter().enumerate() {
-            for (j, (cs, ls)) in keys.iter().enumerate() {
+        for (level, nodes) in levels.iter().enumerate() {
+            for (j, (cs, ls)) in nodes.iter().enumerate() {
                 let node = level * n + j;
                 out.node_comp_counts[node] = cs.len() as i64;
                 out.node_loop_counts[node] = ls.len() as i64;
                 out.node_comps[node * c..node * c + cs.len()].copy_from_slice(cs);
                 out.node_loops[node * c..node * c + ls.len()].copy_from_slice(ls);
-            }
-        }
-        for (i, f) in items.iter().enumerate() {
-            out.root_counts[i] = f.tree.roots.len() as i64;
-            for (x, &r) in f.tree.roots.iter().enumerate() {
-                out.root_children[i * s + x] = below[i][r];
             }
         }
         out
@@ -493,48 +503,22 @@ impl Shared {
             unique_comps = vec![0.0; FEATURES];
             u = 1;
         }
-        let n = levels.iter().map(Vec::len).max().unwrap_or(0).max(1);
-        let c = levels
+        // The new subtrees' nodes by the tables' rows and slots.
+        let local: Vec<Vec<(Vec<i64>, Vec<i64>)>> = levels
             .iter()
-            .flatten()
-            .map(|&id| {
-                let (_, cs, ls) = &interner.keys[id as usize];
-                cs.len().max(ls.len())
+            .enumerate()
+            .map(|(level, nodes)| {
+                nodes
+                    .iter()
+                    .map(|&id| {
+                        let (_, cs, ls) = &interner.keys[id as usize];
+                        (cs.iter().map(|c| used[c]).collect(), ls.iter().map(|l| slot_of[level + 1][l] as i64).collect())
+                    })
+                    .collect()
             })
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        let s = items.iter().map(|f| f.tree.roots.len()).max().unwrap_or(0).max(1);
-        let b = items.len();
-        let mut out = Shared {
-            b,
-            u,
-            f: FEATURES,
-            n,
-            c,
-            s,
-            unique_comps,
-            node_comps: vec![0; d * n * c],
-            node_comp_counts: vec![0; d * n],
-            node_loops: vec![0; d * n * c],
-            node_loop_counts: vec![0; d * n],
-            root_children: vec![0; b * s],
-            root_counts: vec![0; b],
-        };
-        for (level, nodes) in levels.iter().enumerate() {
-            for (j, &id) in nodes.iter().enumerate() {
-                let (_, cs, ls) = &interner.keys[id as usize];
-                let node = level * n + j;
-                out.node_comp_counts[node] = cs.len() as i64;
-                out.node_loop_counts[node] = ls.len() as i64;
-                for (x, cid) in cs.iter().enumerate() {
-                    out.node_comps[node * c + x] = used[cid];
-                }
-                for (x, l) in ls.iter().enumerate() {
-                    out.node_loops[node * c + x] = slot_of[level + 1][l] as i64;
-                }
-            }
-        }
+            .collect();
+        let mut out = Shared::with_nodes(items, u, unique_comps, &local);
+        let s = out.s;
         let k = known_ids.len().max(1);
         for (i, nests) in roots.iter().enumerate() {
             out.root_counts[i] = nests.len() as i64;

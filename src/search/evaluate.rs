@@ -151,12 +151,6 @@ impl<'a> ModelEvaluator<'a> {
         }
     }
 
-    /// Nests named from the cache, and summarized by the model, in this search so far.
-    pub fn nest_counts(&self) -> (usize, usize) {
-        let cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        (cache.reused, cache.summarized)
-    }
-
     /// Records the members' predictions `m` of `schedule` and returns its score.
     fn scored(&mut self, schedule: &Schedule, m: Vec<f32>) -> f32 {
         let score = self.score(&m);
