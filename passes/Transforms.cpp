@@ -561,6 +561,29 @@ SmallVector<Carried> carriedWithinSpans(AffineForOp loop, ArrayRef<int64_t> span
 
 using namespace autosched;
 
+namespace {
+/// Whether `op`, a top-level operation of a function's body, stays in the copy of the nests
+/// holding loops named `wanted` (autosched_tx_clone_for): everything but a loop without
+/// results that holds none of them (nothing outside such a loop sees inside it).
+bool keptFor(Operation &op, const llvm::StringSet<> &wanted) {
+  if (!isa<AffineForOp, AffineParallelOp>(op) || op.getNumResults() != 0)
+    return true;
+  bool found = false;
+  op.walk([&](AffineForOp l) {
+    if (wanted.contains(nameOf(l)))
+      found = true;
+  });
+  return found;
+}
+
+llvm::StringSet<> nameSet(const char *const *names, size_t n) {
+  llvm::StringSet<> wanted;
+  for (size_t i = 0; i < n; ++i)
+    wanted.insert(names[i]);
+  return wanted;
+}
+} // namespace
+
 extern "C" {
 
 MlirOperation autosched_tx_clone(MlirOperation func) {
@@ -572,17 +595,7 @@ MlirOperation autosched_tx_clone_for(MlirOperation func, const char *const *name
   Region &body = f->getRegion(0);
   if (!body.hasOneBlock())
     return wrap(f->clone());
-  llvm::StringSet<> wanted;
-  for (size_t i = 0; i < n; ++i)
-    wanted.insert(names[i]);
-  auto holdsWanted = [&](Operation *op) {
-    bool found = false;
-    op->walk([&](AffineForOp l) {
-      if (wanted.contains(nameOf(l)))
-        found = true;
-    });
-    return found;
-  };
+  llvm::StringSet<> wanted = nameSet(names, n);
   Operation *copy = f->cloneWithoutRegions();
   Block &from = body.front();
   Block *to = new Block();
@@ -591,13 +604,33 @@ MlirOperation autosched_tx_clone_for(MlirOperation func, const char *const *name
   for (BlockArgument arg : from.getArguments())
     map.map(arg, to->addArgument(arg.getType(), arg.getLoc()));
   OpBuilder b = OpBuilder::atBlockEnd(to);
-  for (Operation &op : from) {
-    // Nothing outside a loop without results sees inside it: dropping it leaves the rest valid.
-    if (isa<AffineForOp, AffineParallelOp>(op) && op.getNumResults() == 0 && !holdsWanted(&op))
-      continue;
-    b.clone(op, map);
-  }
+  for (Operation &op : from)
+    if (keptFor(op, wanted))
+      b.clone(op, map);
   return wrap(copy);
+}
+
+size_t autosched_tx_kept_for(MlirOperation func, const char *const *names, size_t n,
+                             size_t *positions, size_t cap, size_t *loops) {
+  Region &body = unwrap(func)->getRegion(0);
+  *loops = 0;
+  if (!body.hasOneBlock())
+    return SIZE_MAX;
+  llvm::StringSet<> wanted = nameSet(names, n);
+  size_t count = 0, at = 0;
+  for (Operation &op : body.front()) {
+    // Only the loops tell one copy from another: every other operation is always kept.
+    if (isa<AffineForOp, AffineParallelOp>(op)) {
+      ++*loops;
+      if (keptFor(op, wanted)) {
+        if (count < cap)
+          positions[count] = at;
+        ++count;
+      }
+    }
+    ++at;
+  }
+  return count;
 }
 
 void autosched_tx_destroy(MlirOperation op) { unwrap(op)->destroy(); }

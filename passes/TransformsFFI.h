@@ -37,6 +37,13 @@ MlirOperation autosched_tx_clone(MlirOperation func);
 /// step touching only those loops is checked on, at the cost of copying them alone. A
 /// function of several blocks is copied whole.
 MlirOperation autosched_tx_clone_for(MlirOperation func, const char *const *names, size_t n);
+/// The positions in the function's body of the loops that autosched_tx_clone_for(func,
+/// names, n) keeps, the first `cap` of them written to `positions`; returns how many there
+/// are (SIZE_MAX for a function of several blocks, which is copied whole), and sets `loops`
+/// to the number of loops the body holds: two calls that keep the same loops make the
+/// same copy.
+size_t autosched_tx_kept_for(MlirOperation func, const char *const *names, size_t n,
+                             size_t *positions, size_t cap, size_t *loops);
 /// Destroys a detached operation (a discarded clone).
 void autosched_tx_destroy(MlirOperation op);
 /// Verifies the (transformed) function.

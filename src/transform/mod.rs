@@ -15,7 +15,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_clone_for, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_clone_for, autosched_tx_kept_for, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
     autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
@@ -144,6 +144,13 @@ pub struct Prefix {
     /// This prefix extended by the first step of checked combinations, and by the middle
     /// steps of longer ones, by the steps' texts ([`key_of`]).
     extended: std::cell::RefCell<std::collections::HashMap<String, Result<Prefix, TransformError>>>,
+    /// This prefix with only some of its nests (the positions of the loops kept,
+    /// `autosched_tx_kept_for`), where sequences of steps that touch only those nests are
+    /// checked ([`Prefix::check_keeping`]).
+    partial: std::cell::RefCell<std::collections::HashMap<Vec<usize>, Prefix>>,
+    /// Whether the clone holds only some of the function's nests (one of another prefix's
+    /// `partial`): it decides verdicts, never stands for a state.
+    is_partial: bool,
 }
 
 impl Prefix {
@@ -153,7 +160,7 @@ impl Prefix {
         check_names(&program, schedule)?;
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
-        let prefix = Prefix { clone, program: program.into(), schedule: schedule.clone(), memo: Default::default(), extended: Default::default() };
+        let prefix = Prefix { clone, program: program.into(), schedule: schedule.clone(), memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: false };
         tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
@@ -186,7 +193,7 @@ impl Prefix {
         // SAFETY: the prefix's clone is live; the copy is owned by the new Prefix (or
         // destroyed here when a step fails).
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
-        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
+        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: self.is_partial };
         for (i, step) in steps.iter().enumerate() {
             let n = self.schedule.steps.len() + i + 1;
             if checked {
@@ -246,39 +253,31 @@ impl Prefix {
                     return verdict(self.schedule.steps.len() + 1, step, status, call).map(|_| None);
                 }
             }
-            // Combinations of a stage share their first steps (a tiling and each of its
-            // second levels): the prefix extended by the first step is kept, and the rest
-            // checked from it (with its shortcuts). Of a longer sequence (a lookahead's
-            // register tiles: up to 21 steps), the steps between the first and the last
-            // run on one copy, kept for the sequences that share them (those that differ
-            // only in their last unroll), and the last is checked from it: one copy of the
-            // function for those steps, not one per step.
-            [first, rest @ ..] if !rest.is_empty() => {
-                let extended = self.extended_by(std::slice::from_ref(first));
-                let longer = match &*extended {
-                    Ok(longer) => longer,
-                    Err(e) => return Err(e.clone()),
-                };
-                let [middle @ .., last] = rest else { unreachable!("rest is not empty") };
-                if middle.is_empty() {
-                    return longer.check_keeping(rest);
+            // A sequence of steps that touch only the nests holding their loops is checked on
+            // a copy of those nests alone (a 3mm state holds six; a register tile's sequence
+            // works on one), shared by the sequences on the same nests; nothing is kept (a
+            // child that enters the beam is extended from its parent).
+            [_, rest @ ..] if !rest.is_empty() && !self.is_partial && steps.iter().all(|s| s.stage().local()) => {
+                if let Some(part) = self.partial_for(steps) {
+                    return part.check_keeping(steps).map(|_| None);
                 }
-                return match &*longer.extended_by(middle) {
-                    Ok(further) => further.check_keeping(std::slice::from_ref(last)),
-                    Err(e) => Err(e.clone()),
-                };
+                return self.check_sequence(steps);
             }
+            [_, rest @ ..] if !rest.is_empty() => return self.check_sequence(steps),
             _ => {}
         }
         if let [step] = steps {
-            if step.stage().local() {
-                return self.check_on_its_nests(step);
+            if step.stage().local() && !self.is_partial {
+                let names = LoopNames::of(steps);
+                if self.kept_for(&names).is_some() {
+                    return self.check_on_its_nests(step, &names);
+                }
             }
         }
         // SAFETY: the prefix's clone is live; the copy is owned by the Prefix returned, or
         // destroyed (by dropping that Prefix) when a step fails.
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
-        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default() };
+        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: self.is_partial };
         for (i, step) in steps.iter().enumerate() {
             let n = self.schedule.steps.len() + i + 1;
             if i == 0 {
@@ -292,6 +291,80 @@ impl Prefix {
         }
         verify(copy.0)?;
         Ok(Some(longer))
+    }
+
+    /// [`Prefix::check_keeping`] of two steps or more. Combinations of a stage share their
+    /// first steps (a tiling and each of its second levels): the prefix extended by the
+    /// first step is kept, and the rest checked from it (with its shortcuts). Of a longer
+    /// sequence (a lookahead's register tiles: up to 21 steps), the steps between the first
+    /// and the last run on one copy, kept for the sequences that share them (those that
+    /// differ only in their last unroll), and the last is checked from it: one copy of the
+    /// function for those steps, not one per step.
+    fn check_sequence(&self, steps: &[Transform]) -> Result<Option<Prefix>, TransformError> {
+        let [first, rest @ ..] = steps else { unreachable!("a sequence has two steps or more") };
+        let extended = self.extended_by(std::slice::from_ref(first));
+        let longer = match &*extended {
+            Ok(longer) => longer,
+            Err(e) => return Err(e.clone()),
+        };
+        let [middle @ .., last] = rest else { unreachable!("a sequence has two steps or more") };
+        if middle.is_empty() {
+            return longer.check_keeping(rest);
+        }
+        let checked = match &*longer.extended_by(middle) {
+            Ok(further) => further.check_keeping(std::slice::from_ref(last)),
+            Err(e) => Err(e.clone()),
+        };
+        checked
+    }
+
+    /// This prefix with only the nests that hold a loop `steps` name (as they are now; loops
+    /// the steps make are made inside them), kept in `partial` by the loops it keeps: built
+    /// now if it was not. None where [`Prefix::kept_for`] is.
+    fn partial_for(&self, steps: &[Transform]) -> Option<std::cell::Ref<'_, Prefix>> {
+        let names = LoopNames::of(steps);
+        let positions = self.kept_for(&names)?;
+        if !self.partial.borrow().contains_key(&positions) {
+            // SAFETY: the prefix's clone is live; the names outlive the call; the copy is
+            // owned by the partial Prefix.
+            let copy = Op(unsafe { autosched_tx_clone_for(self.clone.0, names.ptrs.as_ptr(), names.ptrs.len()) });
+            let part = Prefix {
+                clone: copy,
+                program: self.program.clone(),
+                schedule: self.schedule.clone(),
+                memo: Default::default(),
+                extended: Default::default(),
+                partial: Default::default(),
+                is_partial: true,
+            };
+            self.partial.borrow_mut().insert(positions.clone(), part);
+        }
+        Some(std::cell::Ref::map(self.partial.borrow(), |m| &m[&positions]))
+    }
+
+    /// The positions of the loops a copy of the nests holding loops of these names keeps
+    /// (`autosched_tx_kept_for`); None where it would keep every nest (a copy of them all is
+    /// the prefix itself, less what it keeps for the search), or for a function of several
+    /// blocks (copied whole).
+    fn kept_for(&self, names: &LoopNames) -> Option<Vec<usize>> {
+        let ptrs = &names.ptrs;
+        let mut positions = vec![0usize; 8];
+        let mut loops = 0usize;
+        // SAFETY: the prefix's clone is live; the names outlive the calls; `positions` has
+        // room for the count given.
+        let mut count =
+            unsafe { autosched_tx_kept_for(self.clone.0, ptrs.as_ptr(), ptrs.len(), positions.as_mut_ptr(), positions.len(), &mut loops) };
+        if count == usize::MAX || count == loops {
+            return None;
+        }
+        if count > positions.len() {
+            positions.resize(count, 0);
+            count = unsafe {
+                autosched_tx_kept_for(self.clone.0, ptrs.as_ptr(), ptrs.len(), positions.as_mut_ptr(), positions.len(), &mut loops)
+            };
+        }
+        positions.truncate(count);
+        Some(positions)
     }
 
     /// This prefix extended by `steps` ([`Prefix::extend`]: the steps run on one copy,
@@ -310,12 +383,10 @@ impl Prefix {
     /// without copying the state's other nests (a 3mm state holds three, some of them
     /// register tiles). Nothing is kept: a child that enters the beam is extended from its
     /// parent.
-    fn check_on_its_nests(&self, step: &Transform) -> Result<Option<Prefix>, TransformError> {
-        let names: Vec<std::ffi::CString> = step.loops().iter().map(|l| ffi::cstring(l.as_str())).collect();
-        let ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|c| c.as_ptr()).collect();
+    fn check_on_its_nests(&self, step: &Transform, names: &LoopNames) -> Result<Option<Prefix>, TransformError> {
         // SAFETY: the prefix's clone is live; the copy is detached, owned here and destroyed
         // below; the names outlive the call.
-        let copy = unsafe { autosched_tx_clone_for(self.clone.0, ptrs.as_ptr(), ptrs.len()) };
+        let copy = unsafe { autosched_tx_clone_for(self.clone.0, names.ptrs.as_ptr(), names.ptrs.len()) };
         let mut call = Call::new(copy);
         // The copy's loops of these names are the prefix's, in the same order: the kind may
         // use what it learned on the prefix.
@@ -324,6 +395,21 @@ impl Prefix {
         // SAFETY: the copy is detached and owned here.
         unsafe { autosched_tx_destroy(copy) };
         result.map(|_| None)
+    }
+}
+
+/// The names of the loops steps name, as the C++ layer takes them.
+struct LoopNames {
+    _names: Vec<std::ffi::CString>,
+    /// Into `_names`.
+    ptrs: Vec<*const std::ffi::c_char>,
+}
+
+impl LoopNames {
+    fn of(steps: &[Transform]) -> LoopNames {
+        let names: Vec<std::ffi::CString> = steps.iter().flat_map(|s| s.loops()).map(|l| ffi::cstring(l.as_str())).collect();
+        let ptrs = names.iter().map(|c| c.as_ptr()).collect();
+        LoopNames { _names: names, ptrs }
     }
 }
 

@@ -33,6 +33,8 @@ pub(super) fn reduces_in(program: &Program, tree: &Scheduled, n: usize) -> bool 
 
 impl TransformKind for Accumulate {
     const NAME: &'static str = "accumulate";
+    /// Accumulate.cpp rewrites the named loop and the accesses inside it.
+    const LOCAL: bool = true;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[("accumulated", FieldKind::Bool)];
     const SINCE_LAYOUT: u32 = 2;
     const WALK_PROBABILITY: f64 = 0.4;

@@ -18,6 +18,8 @@ pub struct Distribute {
 
 impl TransformKind for Distribute {
     const NAME: &'static str = "distribute";
+    /// Distribute.cpp splits the named loop into loops in its place.
+    const LOCAL: bool = true;
     const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[];
     const WALK_PROBABILITY: f64 = 0.3;

@@ -17,6 +17,8 @@ pub struct Interchange {
 
 impl TransformKind for Interchange {
     const NAME: &'static str = "interchange";
+    /// Interchange.cpp permutes the named band in place (its dependences are the band's).
+    const LOCAL: bool = true;
     const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[("interchanged", FieldKind::Bool)];
     const WALK_PROBABILITY: f64 = 0.45;

@@ -78,8 +78,9 @@ pub trait TransformKind: Clone + fmt::Debug + PartialEq + Eq + Hash + Into<Trans
     const HAS_COMBINATIONS: bool = false;
     /// Whether the step's checks and its application read and change only the loops it
     /// names and what they contain (not the function's other nests): a search checks such a
-    /// step on a copy of the top-level nests holding those loops alone, not of the whole
-    /// state (`transform::Prefix::check_keeping`).
+    /// step, and a sequence of such steps, on a copy of the top-level nests holding those
+    /// loops alone, not of the whole state (`transform::Prefix::check_keeping`). A fusion
+    /// reads the nests between the two it joins.
     const LOCAL: bool = false;
     /// Sequences that begin with one of this kind's legal single steps (`legal`, in
     /// candidate order) and go on with steps of later stages, for steps whose worth shows

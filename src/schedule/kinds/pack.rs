@@ -30,6 +30,9 @@ pub struct Pack {
 
 impl TransformKind for Pack {
     const NAME: &'static str = "pack";
+    /// Pack.cpp copies the box the named loop reads just before it (the buffer and its copy
+    /// loops sit beside the loop, in its block).
+    const LOCAL: bool = true;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("packed_loads", FieldKind::Log), ("packed_elements", FieldKind::Log)];
     const SINCE_LAYOUT: u32 = 3;

@@ -16,6 +16,8 @@ pub struct Parallelize {
 
 impl TransformKind for Parallelize {
     const NAME: &'static str = "parallelize";
+    /// Parallelize.cpp checks the dependences inside the named loop and rewrites it in place.
+    const LOCAL: bool = true;
     const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("parallel", FieldKind::Bool), ("tile_loop_parallel", FieldKind::Bool)];

@@ -107,6 +107,8 @@ pub struct Tile {
 
 impl TransformKind for Tile {
     const NAME: &'static str = "tile";
+    /// Tile.cpp finds the band by name and tiles it in place (its dependences are the band's).
+    const LOCAL: bool = true;
     const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] =
         &[("tiled", FieldKind::Bool), ("tile_size", FieldKind::Log), ("tile_loop_depth", FieldKind::Log)];

@@ -37,6 +37,8 @@ pub struct Unroll {
 
 impl TransformKind for Unroll {
     const NAME: &'static str = "unroll";
+    /// Unroll.cpp finds the loops by name; the jam's dependences are those of the loop's body.
+    const LOCAL: bool = true;
     const SINCE_LAYOUT: u32 = 1;
     const FEATURES: &'static [(&'static str, FieldKind)] = &[
         ("unrolled", FieldKind::Bool),
