@@ -154,13 +154,18 @@ pub struct Prefix {
 }
 
 impl Prefix {
+    /// A prefix owning `clone`, `schedule` applied, with nothing learned or kept yet.
+    fn holding(clone: Op, program: std::rc::Rc<Program>, schedule: Schedule, is_partial: bool) -> Prefix {
+        Prefix { clone, program, schedule, memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial }
+    }
+
     /// `schedule` applied to a tagged clone of `func` (`func` is not changed).
     pub fn new(func: Op, schedule: &Schedule) -> Result<Prefix, TransformError> {
         let program = ir::analyze_function(func).map_err(|e| TransformError::Analysis(e.to_string()))?.program;
         check_names(&program, schedule)?;
         // SAFETY: func is a live func.func; the clone is detached and owned by the Prefix.
         let clone = Op(unsafe { autosched_tx_clone(func.0) });
-        let prefix = Prefix { clone, program: program.into(), schedule: schedule.clone(), memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: false };
+        let prefix = Prefix::holding(clone, program.into(), schedule.clone(), false);
         tag_loops(clone)?;
         for (i, step) in schedule.steps.iter().enumerate() {
             run_step(clone.0, i + 1, step)?;
@@ -193,7 +198,7 @@ impl Prefix {
         // SAFETY: the prefix's clone is live; the copy is owned by the new Prefix (or
         // destroyed here when a step fails).
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
-        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: self.is_partial };
+        let longer = Prefix::holding(copy, self.program.clone(), whole, self.is_partial);
         for (i, step) in steps.iter().enumerate() {
             let n = self.schedule.steps.len() + i + 1;
             if checked {
@@ -277,7 +282,7 @@ impl Prefix {
         // SAFETY: the prefix's clone is live; the copy is owned by the Prefix returned, or
         // destroyed (by dropping that Prefix) when a step fails.
         let copy = Op(unsafe { autosched_tx_clone(self.clone.0) });
-        let longer = Prefix { clone: copy, program: self.program.clone(), schedule: whole, memo: Default::default(), extended: Default::default(), partial: Default::default(), is_partial: self.is_partial };
+        let longer = Prefix::holding(copy, self.program.clone(), whole, self.is_partial);
         for (i, step) in steps.iter().enumerate() {
             let n = self.schedule.steps.len() + i + 1;
             if i == 0 {
@@ -311,6 +316,7 @@ impl Prefix {
         if middle.is_empty() {
             return longer.check_keeping(rest);
         }
+        // Bound before returning: the extension's borrow must end before `extended`'s.
         let checked = match &*longer.extended_by(middle) {
             Ok(further) => further.check_keeping(std::slice::from_ref(last)),
             Err(e) => Err(e.clone()),
@@ -328,15 +334,7 @@ impl Prefix {
             // SAFETY: the prefix's clone is live; the names outlive the call; the copy is
             // owned by the partial Prefix.
             let copy = Op(unsafe { autosched_tx_clone_for(self.clone.0, names.ptrs.as_ptr(), names.ptrs.len()) });
-            let part = Prefix {
-                clone: copy,
-                program: self.program.clone(),
-                schedule: self.schedule.clone(),
-                memo: Default::default(),
-                extended: Default::default(),
-                partial: Default::default(),
-                is_partial: true,
-            };
+            let part = Prefix::holding(copy, self.program.clone(), self.schedule.clone(), true);
             self.partial.borrow_mut().insert(positions.clone(), part);
         }
         Some(std::cell::Ref::map(self.partial.borrow(), |m| &m[&positions]))
@@ -380,8 +378,8 @@ impl Prefix {
 
     /// [`Prefix::check_keeping`] of one step of a kind that touches only the loops it names
     /// (`TransformKind::LOCAL`), on a copy of the nests that hold them: the same verdict,
-    /// without copying the state's other nests (a 3mm state holds three, some of them
-    /// register tiles). Nothing is kept: a child that enters the beam is extended from its
+    /// without copying the state's other nests (a distributed 3mm state holds six, some of
+    /// them register tiles). Nothing is kept: a child that enters the beam is extended from its
     /// parent.
     fn check_on_its_nests(&self, step: &Transform, names: &LoopNames) -> Result<Option<Prefix>, TransformError> {
         // SAFETY: the prefix's clone is live; the copy is detached, owned here and destroyed
