@@ -15,6 +15,7 @@ Needs a quiet machine (stop the data generator first):
 import argparse
 import itertools
 import json
+import os
 import pathlib
 import platform
 import subprocess
@@ -24,6 +25,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 AUTOSCHED = ROOT / "build/cargo/release/autosched"
 CLASSES = [16, 32, 64, 128, 256]
+RESULTS = ROOT / "benchmarks/results/tile-sizes.json"
 MAX_VARIANTS = 80  # a 3-loop band drops the class 16 when the grid would exceed this
 
 # name, file, steps before the tiling, the band (outermost first), steps after it (with
@@ -46,30 +48,35 @@ KERNELS = [
 NOTES = [
     "Notes:",
     "",
-    "- This table is the 2026-11-29 sweep on the 2-core AMD EPYC host of the Zen 5 family (L2 "
-    "1 MiB per core, L3 32 MiB; 10 minutes, nothing else running). The sweep before it, on an "
-    "earlier AMD EPYC host, had 5 of 7 within 5% (gemm 1.000, batched-matmul 1.026); here gemm "
-    "(0.946, rank 10 of 65) and batched-matmul (0.926, rank 7; a 5 ms kernel with 4.8% spread at "
-    "its optimum) fall just below, with the same sizes chosen: the optimum moved, the model's "
-    "choice did not (it reads the caches, and these hosts' differ little). Dense is the model's "
-    "real miss on both hosts (below).",
-    "- The balance term came after the first sweep, where the model left two tiles of unequal "
-    "size on the parallel loop (256 as 192 + 64, 64 as 48 + 16): pointwise-conv ran at 0.657 of "
-    "its optimum and dense at 0.389; gemm, 2mm, batched-matmul and conv2d were within 5% then too.",
-    "- The model counts the lines one tile brings into L2 and, on the band's outermost loop "
-    "(the one run in parallel), how evenly the tiles share among the cores. It does not count "
-    "what the loops inside a tile reload from L2 into L1. In `dense` that decides: the grid's "
-    "time grows with the reduction tile (the third size: 16-32, 64, 128, 256 run about 28, "
-    "35, 43, 49 ms), with the accumulator in memory or in a register alike (`dense+accumulate`), "
-    "because only a small weights box (outputs x reduction) stays in L1 across the batch rows. "
-    "A second level in the model (lines reloaded from L2 at a quarter of a line's cost beyond "
-    "it) picked [32, 50, 64] for `dense` but [500, 48, 55] for `gemm`, whose grid runs 2x "
-    "slower when its innermost, vectorized loop is that short (j = 55: 105-109 ms against "
-    "52 ms at 275; LLVM's interleaved vector body leaves a long scalar remainder): a model "
-    "that wins both needs the vector loop's remainder as well, and was not kept. Adding that "
-    "(inner sizes below LLVM's main vector body, 4 x 16 f32 on this AVX-512 machine, left out) "
-    "made gemm pick [500, 48, 64], which ran 81.6 ms against the optimum's 48.6 (0.596, one "
-    "sweep of 5 runs): the L1 term as formulated is wrong for gemm, and neither was kept.",
+    "- This table is the 2026-12-02 sweep on the 2-core AMD EPYC host of the Zen 2 family (cpu "
+    "family 23 model 49: L1d 32 KiB, L2 512 KiB per core, L3 16 MiB, AVX2), nothing else running: "
+    "gemm to pointwise-conv 10:02-10:12 UTC with the model before its reduction-chain term, whose "
+    "choices on them the current model makes too (`--evaluate` prints them: the same sizes); dense "
+    "and dense+accumulate 10:29-10:33 with the current model. gemm's choice, off the grid, ran "
+    "at 1.067 of the grid's optimum.",
+    "- The reduction-chain term (2026-12-02). In `dense` the innermost loop i carries the sum into "
+    "out[b][o]: each entry of it is one chain of dependent adds (LLVM vectorizes a floating-point "
+    "reduction only under reassociation, which the pass does not allow). On this host the grid runs "
+    "13-23 ms at i tiles of 16 and 32 and 42-60 ms at 64 to 256, a cliff between 32 and 64: there a "
+    "chain of a few micro-ops per iteration outgrows the 224-entry reorder buffer, and the next "
+    "entry's chain no longer starts while this one runs. On the Zen 5 host (448 entries) the same "
+    "grid rises gently from 64 (21 ms) to 128 (27) and 256 (31). The model now charges a computation "
+    "whose innermost loop is a tile's and carries a reduction `CHAIN_LATENCY / (1 + "
+    "WINDOW_ITERATIONS / t) + ENTRY_CYCLES / t` cycles per iteration (t: the tile; a window of 56 "
+    "iterations, the smallest current core's), beside 4 cycles per line loaded. `dense` went "
+    "from [32, 125, 256] at 0.242 of the optimum (the first run of this sweep, same host, same "
+    "hour) to [32, 500, 16] at 0.626, `dense+accumulate` from 0.233 to 0.592. The other kernels "
+    "have no reduction along their innermost loop: their choices did not change.",
+    "- What is left on `dense`: at short i tiles the time depends on the outputs' tile o in a way "
+    "that capacity alone does not explain. Here at i = 16, o = 20 runs 14.6 ms, 40-50 run 19-20 "
+    "and 125-500 run 22-23; on the Zen 5 host 40 and 125 run 21-23 while 20, 50 and 200 run "
+    "30-38. W's rows lie 8 KiB apart, so its box falls onto a few sets of each cache "
+    "(self-interference); the model counts lines against capacity, does not read associativity, "
+    "and takes the largest o that fits (fewest lines): 500.",
+    "- Scored on the Zen 5 sweep's grid (below; `--evaluate`, nothing measured) the current model "
+    "charges `dense` least at [32, 200, 16], which ran 0.580 of that grid's optimum, where the "
+    "model of then chose [32, 200, 512] at 0.622: the term trades a small loss there for the "
+    "cliff here. Its choice on that host, [32, 500, 16], is off that grid and not measured.",
 ]
 
 
@@ -115,10 +122,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", default="")
+    ap.add_argument("--results", default=str(RESULTS), help="the sweep's JSON (a run of --only some kernels keeps "
+                                                            "the others' results from it)")
     ap.add_argument("--report-only", action="store_true", help="rewrite TILE-SIZES.md from the results, measuring nothing")
+    ap.add_argument("--evaluate", metavar="SWEEP.json",
+                    help="score the current model against a recorded sweep, measuring nothing: per kernel, the "
+                         "grid point it charges least and that point's measured time against the optimum")
+    ap.add_argument("--budget", type=int, help="with --evaluate: the sweep host's budget in bytes (default: the "
+                                                 "one its model choices recorded)")
+    ap.add_argument("--cores", type=int, help="with --evaluate: the sweep host's cores (default: the recorded ones, else 2)")
     args = ap.parse_args()
+    if args.evaluate:
+        return evaluate(pathlib.Path(args.evaluate), args.budget, args.cores)
     if args.report_only:
-        doc = json.loads((ROOT / "benchmarks/results/tile-sizes.json").read_text())
+        doc = json.loads(pathlib.Path(args.results).read_text())
         write_report(doc["machine"], doc["results"])
         return 0
     only = set(filter(None, args.only.split(",")))
@@ -177,19 +194,66 @@ def main() -> int:
         })
         print(f"{name}: best {labels[best][0]} {timed[best]['median']*1e3:.2f} ms, model {model_sizes} "
               f"{m['median']*1e3:.2f} ms: {results[-1]['model_over_best']:.3f} of the optimum", file=sys.stderr)
-    out_dir = ROOT / "benchmarks/results"
-    out_dir.mkdir(exist_ok=True)
+    previous = pathlib.Path(args.results)
+    previous.parent.mkdir(exist_ok=True)
     # A run of some kernels (--only) keeps the others' earlier results.
-    previous = out_dir / "tile-sizes.json"
     if only and previous.exists():
         kept = [r for r in json.loads(previous.read_text())["results"] if r["kernel"] not in only]
         order = [k[0] for k in KERNELS]
         results = sorted(kept + results, key=lambda r: order.index(r["kernel"]) if r["kernel"] in order else len(order))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    doc = {"machine": cpu, "results": results}
-    (out_dir / "tile-sizes.json").write_text(json.dumps(doc, indent=1) + "\n")
+    doc = {"machine": cpu, "cores": os.cpu_count(), "results": results}
+    previous.write_text(json.dumps(doc, indent=1) + "\n")
     write_report(cpu, results)
     return 0
+
+
+def evaluate(path: pathlib.Path, budget: int | None, cores: int | None) -> int:
+    """Ranks a recorded sweep's grid by the current model's cost (no measurement)."""
+    doc = json.loads(path.read_text())
+    prefixes = {k[0]: k[2] for k in KERNELS}
+    within = 0
+    for r in doc["results"]:
+        b = budget or r["model"]["budget_bytes"]
+        c = cores or doc.get("cores", 2)
+        points = {l: [int(x) for x in l[1:].split("x")] for l in r["all_ms"]}
+        cmd = [AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / r["file"], "--band", ",".join(r["band"]),
+               "-s", prefixes[r["kernel"]], "--budget", str(b), "--cores", str(c)]
+        out = subprocess.run(cmd + [a for p in points.values() for a in ("--sizes", ",".join(map(str, p)))],
+                             check=True, capture_output=True, text=True).stdout.splitlines()
+        costs = {l: json.loads(line)["cost"] for l, line in zip(points, out)}
+        choice = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[0])
+        fits = [l for l in points if costs[l] is not None]
+        if not fits:
+            print(f"{r['kernel']}: no grid point fits the budget ({b} bytes); the model's choice "
+                  f"{choice['choice']['sizes']}")
+            continue
+        pick = min(fits, key=lambda l: costs[l])
+        best = min(r["all_ms"], key=r["all_ms"].get)
+        ratio = r["all_ms"][best] / r["all_ms"][pick]
+        within += ratio >= 0.95
+        rank = 1 + sum(v < r["all_ms"][pick] for v in r["all_ms"].values())
+        sizes = choice["choice"]["sizes"]
+        on_grid = "g" + "x".join(map(str, sizes))
+        at = f"{r['all_ms'][on_grid]:.2f} ms ({r['all_ms'][best] / r['all_ms'][on_grid]:.3f})" if on_grid in r["all_ms"] else "off the grid"
+        print(f"{r['kernel']}: grid's cheapest {points[pick]} {r['all_ms'][pick]:.2f} ms = {ratio:.3f} of the optimum "
+              f"{points[best]} (rank {rank} of {len(points)}); the model's choice {sizes}: {at}")
+    print(f"within 5% on the grid: {within} of {len(doc['results'])}")
+    return 0
+
+
+def table(results: list) -> list[str]:
+    lines = [
+        "| kernel | template (S: the sizes) | grid | optimum (sizes, ms, MAD) | model (sizes, ms, MAD) | optimum / model | model's rank |",
+        "| --- | --- | ---: | --- | --- | ---: | ---: |",
+    ]
+    for r in results:
+        b, m = r["best"], r["model"]
+        lines.append(
+            f"| {r['kernel']} | `{r['template']}` | {r['grid_points']} | {b['sizes']}, {b['ms']:.2f}, {100*b['mad']:.1f}% | "
+            f"{m['sizes']}, {m['ms']:.2f}, {100*m['mad']:.1f}% | {r['model_over_best']:.3f} | {r['model_rank']} |")
+    within = sum(r["model_over_best"] >= 0.95 for r in results)
+    return lines + ["", f"The model is within 5% of the optimum on {within} of {len(results)} kernels."]
 
 
 def write_report(cpu: str, results: list) -> None:
@@ -200,24 +264,21 @@ def write_report(cpu: str, results: list) -> None:
     lines = [
         "# Tile sizes: the analytic model against an exhaustive search",
         "",
-        "Reproduce: `.venv/bin/python benchmarks/tile-sizes.py` (quiet machine; about 10 minutes). "
+        "Reproduce: `.venv/bin/python benchmarks/tile-sizes.py` (quiet machine; 10-20 minutes). "
         f"Machine: {cpu}. Each kernel is one run of the measuring driver: every grid point and the "
         f"model's choice interleaved, {runs} each after a warm-up, medians; outputs "
         "checked against the original (bitwise). The grid: per loop, the search's size classes "
         "16..256 fitted to the trip count (16 dropped for 3-loop bands of more than "
         f"{MAX_VARIANTS} points). The model: `autosched tile-sizes` (src/schedule/tile_sizes.rs), "
-        "no measurement. Target (issue 17): the model within 5% of the optimum (ratio >= 0.95).",
+        "no measurement. Target (issue 17): the model within 5% of the optimum (ratio >= 0.95). "
+        "`--evaluate SWEEP.json` scores the current model on a recorded sweep's grid without "
+        "measuring (the grid point it charges least, against the optimum).",
         "",
-        "| kernel | template (S: the sizes) | grid | optimum (sizes, ms, MAD) | model (sizes, ms, MAD) | optimum / model | model's rank |",
-        "| --- | --- | ---: | --- | --- | ---: | ---: |",
-    ]
-    for r in results:
-        b, m = r["best"], r["model"]
-        lines.append(
-            f"| {r['kernel']} | `{r['template']}` | {r['grid_points']} | {b['sizes']}, {b['ms']:.2f}, {100*b['mad']:.1f}% | "
-            f"{m['sizes']}, {m['ms']:.2f}, {100*m['mad']:.1f}% | {r['model_over_best']:.3f} | {r['model_rank']} |")
-    within = sum(r["model_over_best"] >= 0.95 for r in results)
-    lines += ["", f"The model is within 5% of the optimum on {within} of {len(results)} kernels.", ""] + NOTES
+    ] + table(results) + [""] + NOTES
+    for earlier in sorted(RESULTS.parent.glob("tile-sizes-*.json")):
+        doc = json.loads(earlier.read_text())
+        lines += ["", f"## An earlier sweep: `{earlier.relative_to(ROOT)}` ({doc['machine']})", ""]
+        lines += table(doc["results"]) + [""] + doc.get("note", [])
     (ROOT / "benchmarks/TILE-SIZES.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

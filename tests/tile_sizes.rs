@@ -3,7 +3,7 @@
 
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::tile_sizes::{choose, imbalance, Target, LINE_BYTES};
+use affine_autosched::schedule::tile_sizes::{choose, cost, imbalance, Target, LINE_BYTES};
 use affine_autosched::schedule::tree::Scheduled;
 use affine_autosched::schedule::Schedule;
 use affine_autosched::search::candidates::{candidates, Stage};
@@ -106,4 +106,60 @@ fn the_outermost_loop_is_shared_evenly_among_the_cores() {
         let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores }).unwrap();
         assert!(imbalance(256, c.sizes[0], cores) < 1.05, "{cores} cores: {c:?}");
     }
+}
+
+#[test]
+fn a_reduction_along_the_innermost_loop_is_tiled_short() {
+    // A dense layer, out[b][o] += x[b][i] * W[o][i] with i innermost: each (b, o) is one chain
+    // of adds along i, which the out-of-order window overlaps with the next only when it is
+    // short; the model keeps i's tile short at every budget. The same nest with o innermost
+    // (interchanged: the store moves along it) has no such chain, and its tile is not held short.
+    let p = program("benchmarks/dnn/dense.mlir");
+    let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
+    for budget in [128u64 << 10, 512 << 10, 2 << 20] {
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 2 }).unwrap();
+        assert!(c.sizes[2] <= 64, "{budget}: {c:?}");
+        assert!(c.footprint_bytes <= budget, "{c:?}");
+    }
+    let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.0.0", "L0.0.d1"]);
+    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2 }).unwrap();
+    assert!(c.sizes[2] > 64, "{c:?}");
+}
+
+#[test]
+fn the_choice_is_the_cheapest_of_what_it_charges() {
+    // What `cost` (and `autosched tile-sizes --sizes`) reports is what `choose` minimizes:
+    // no other fitting vector of the sizes tried costs less, and one too large to fit costs
+    // nothing (None).
+    let p = program("benchmarks/dnn/dense.mlir");
+    let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
+    let target = Target { budget_bytes: 256 << 10, cores: 2 };
+    let c = choose(&p, &tree, &b, &target).unwrap();
+    let best = cost(&p, &tree, &b, &target, &c.sizes).unwrap();
+    for sizes in [[16u32, 20, 16], [32, 40, 32], [32, 125, 256], [16, 50, 64], [32, 200, 16]] {
+        if let Some(other) = cost(&p, &tree, &b, &target, &sizes) {
+            assert!(best <= other * 1.001, "{:?} at {best} vs {sizes:?} at {other}", c.sizes);
+        }
+    }
+    assert_eq!(cost(&p, &tree, &b, &target, &[63, 999, 2047]), None, "a whole layer does not fit 256 KiB");
+    assert_eq!(cost(&p, &tree, &b, &target, &[32, 40]), None, "one size per loop");
+    // The command prints the same.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+        .args(["tile-sizes", "benchmarks/dnn/dense.mlir", "--band", "L0.d1,L0.0.d1,L0.0.0", "-s", "distribute(L0.0); distribute(L0)"])
+        .args(["--budget", "262144", "--cores", "2", "--sizes", "32,40,32", "--sizes", "63,999,2047"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    let want = cost(&p, &tree, &b, &target, &[32, 40, 32]).unwrap();
+    assert!((lines[0]["cost"].as_f64().unwrap() - want).abs() < 1e-9 * want, "{lines:?}");
+    assert!(lines[1]["cost"].is_null(), "{lines:?}");
 }

@@ -253,6 +253,11 @@ enum Command {
         /// The cores the band's outermost loop is shared among (default: this machine's).
         #[arg(long)]
         cores: Option<usize>,
+        /// Instead of choosing, print what the model charges these sizes (comma-separated,
+        /// outermost first; repeatable): one JSON object per size vector, `cost` null where
+        /// its tiles do not fit the budget. For scoring the model against a measured sweep.
+        #[arg(long = "sizes")]
+        sizes: Vec<String>,
     },
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
@@ -961,7 +966,7 @@ fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<st
     })
 }
 
-fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>, cores: Option<usize>) -> ExitCode {
+fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>, cores: Option<usize>, sizes: Vec<String>) -> ExitCode {
     use affine_autosched::schedule::{tile_sizes, tree::Scheduled, LoopName, Tile, Transform};
     let spec = match parse_spec(&schedule) {
         Ok(s) => s,
@@ -1010,6 +1015,22 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
             eprintln!("autosched: error: @{name}: a loop of --band {band} does not exist after the schedule");
             return ExitCode::from(1);
         };
+        if !sizes.is_empty() {
+            for text in &sizes {
+                let vector: Result<Vec<u32>, _> = text.split(',').map(|s| s.trim().parse::<u32>()).collect();
+                match vector {
+                    Ok(v) if v.len() == nodes.len() && v.iter().all(|s| *s > 0) => {
+                        let cost = tile_sizes::cost(&program, &tree, &nodes, &target, &v);
+                        println!("{}", serde_json::json!({"function": name, "sizes": v, "cost": cost}));
+                    }
+                    _ => {
+                        eprintln!("autosched: error: --sizes {text}: expected {} positive sizes, comma-separated", nodes.len());
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            continue;
+        }
         let Some(choice) = tile_sizes::choose(&program, &tree, &nodes, &target) else {
             eprintln!("autosched: error: @{name}: the band {band} cannot be sized (a trip count unknown or too small)");
             return ExitCode::from(1);
@@ -1575,7 +1596,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Tune(args) => tune(args),
-        Command::TileSizes { file, band, schedule, budget, cores } => tile_sizes(file, band, schedule, budget, cores),
+        Command::TileSizes { file, band, schedule, budget, cores, sizes } => tile_sizes(file, band, schedule, budget, cores, sizes),
         Command::Layout => {
             quiet_on_broken_pipe();
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

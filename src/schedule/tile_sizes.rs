@@ -10,10 +10,12 @@
 //! (per buffer, the box its subscripts span over the tile, in lines along the contiguous
 //! dimension), keeps the vectors whose lines fit the budget (half of one core's share of
 //! the second-level cache: the rest holds the streams and what conflicts evict), and picks
-//! the one that loads the fewest lines per iteration (each tile's lines are loaded once from
-//! the next level), preferring sizes that divide the trip counts and, on the outermost loop
-//! of the band (the one the search runs in parallel), tile counts that share evenly among
-//! the cores.
+//! the one of fewest cycles per iteration: the lines it loads (each tile's lines are loaded
+//! once from the next level) plus what the tile's size does to its innermost loop (each
+//! entry's overhead; a reduction along it is a dependence chain that the out-of-order window
+//! overlaps with the next only when it is short), preferring sizes that divide the trip
+//! counts and, on the outermost loop of the band (the one the search runs in parallel), tile
+//! counts that share evenly among the cores.
 
 use super::kinds::fitted_size;
 use super::tree::Scheduled;
@@ -107,33 +109,10 @@ pub fn imbalance(trips: i64, size: u32, cores: usize) -> f64 {
 /// outermost first, with constant trip counts) for `target`. None where a loop's trip count
 /// is unknown or too small to tile, or a computation under the band cannot be described.
 pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Target) -> Option<TileChoice> {
-    let budget = target.budget_bytes;
-    let trips: Vec<i64> = band.iter().map(|n| tree.trip_count(program, *n)).collect::<Option<_>>()?;
-    let innermost = *band.last()?;
-    let comps = tree.comps_under(innermost);
-    if comps.is_empty() {
-        return None;
-    }
-    // Per computation, where each of its loops is relative to the band: a band position, a
-    // loop below the band (runs fully in a tile), or above it (fixed in a tile).
-    let mut roles: Vec<(CompId, Vec<Role>)> = Vec::new();
-    for &c in &comps {
-        let comp = &program.computations[c];
-        let enclosing = tree.enclosing(c);
-        let mut r = Vec::new();
-        for &orig in &comp.iterators {
-            let live = tree.live(orig);
-            let node = enclosing.iter().find(|e| e.loop_id == live && !e.is_tile()).and_then(|e| tree.node_of(*e))?;
-            r.push(match band.iter().position(|b| *b == node) {
-                Some(k) => Role::Band(k),
-                None if tree.inside(node, innermost) => Role::Full(program.loops[orig].trip_count.unwrap_or(1).max(1)),
-                None => Role::Fixed,
-            });
-        }
-        roles.push((c, r));
-    }
+    let model = BandModel::new(program, tree, band)?;
     // The grid and each of its sizes fitted to the trip count (a divisor near it).
-    let grids: Vec<Vec<u32>> = trips
+    let grids: Vec<Vec<u32>> = model
+        .trips
         .iter()
         .map(|t| {
             let mut g: Vec<u32> = GRID.iter().flat_map(|s| [*s, fitted_size(*t, *s)]).filter(|s| (*s as i64) < *t).collect();
@@ -145,7 +124,6 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
     if grids.iter().any(|g| g.is_empty()) {
         return None;
     }
-    let footprint = Footprint::new(program, &roles, band.len());
     let mut best: Option<(f64, Vec<u32>, u64)> = None;
     let mut sizes = vec![0u32; band.len()];
     let total: usize = grids.iter().map(|g| g.len()).product();
@@ -154,39 +132,143 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
             sizes[k] = g[index % g.len()];
             index /= g.len();
         }
-        let lines = footprint.lines(&sizes);
-        let bytes = (lines * LINE_BYTES as f64) as u64;
-        if bytes > budget {
-            continue;
-        }
+        let Some(cost) = model.cost(&sizes, target) else { continue };
         let iterations: f64 = sizes.iter().map(|s| *s as f64).product();
-        // A size that does not divide its trip count leaves a partial tile, whose min bounds
-        // keep unroll-and-jam and the vectorizer out: whole tiles are preferred unless
-        // partial ones load a tenth fewer lines.
-        let partial = sizes.iter().zip(&trips).any(|(s, t)| t % *s as i64 != 0);
-        // The search runs the band's outermost tile loop in parallel (where a loop above it
-        // runs in parallel instead, this only rules out sizes that leave few tiles there).
-        let balance = imbalance(trips[0], sizes[0], target.cores);
-        let cost = lines / iterations * if partial { PARTIAL_TILE_PENALTY } else { 1.0 } * balance;
         // Ties (within 0.1%) go to the larger tile, then to the larger inner sizes.
         let better = match &best {
             None => true,
             Some((c, s, _)) => {
-                cost < c * 0.999 || (cost <= c * 1.001 && (iterations, sizes.iter().rev().collect::<Vec<_>>()) > (s.iter().map(|x| *x as f64).product(), s.iter().rev().collect()))
+                cost.cycles < c * 0.999
+                    || (cost.cycles <= c * 1.001
+                        && (iterations, sizes.iter().rev().collect::<Vec<_>>()) > (s.iter().map(|x| *x as f64).product(), s.iter().rev().collect()))
             }
         };
         if better {
-            best = Some((cost, sizes.clone(), bytes));
+            best = Some((cost.cycles, sizes.clone(), cost.bytes));
         }
     }
     let (_, sizes, bytes) = best?;
-    let lines = footprint.lines(&sizes);
+    let lines = model.footprint.lines(&sizes);
     Some(TileChoice {
         footprint_bytes: bytes,
-        budget_bytes: budget,
+        budget_bytes: target.budget_bytes,
         lines_per_iteration: lines / sizes.iter().map(|s| *s as f64).product::<f64>(),
         sizes,
     })
+}
+
+/// What the model charges a tiling of the band at `sizes` (outermost first): None where its
+/// lines do not fit the target's budget. For evaluating the model against measurements
+/// (`autosched tile-sizes --sizes`); [`choose`] takes the cheapest.
+pub fn cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, sizes: &[u32]) -> Option<f64> {
+    let model = BandModel::new(program, tree, band)?;
+    (sizes.len() == band.len()).then_some(())?;
+    model.cost(sizes, target).map(|c| c.cycles)
+}
+
+/// Cycles to bring one line from beyond the L2 into it, per core (about 16 bytes per cycle
+/// from the L3 or memory).
+const LINE_CYCLES: f64 = 4.0;
+
+/// Cycles of entering and leaving the innermost loop once (its bounds, the exit branch's
+/// misprediction, the statements of the loop around it), per entry.
+const ENTRY_CYCLES: f64 = 10.0;
+
+/// Latency of the floating-point add (or store-to-load forwarding of an accumulator in
+/// memory) that links one iteration of a reduction to the next: 3 to 5 cycles on x86 cores
+/// since 2013.
+const CHAIN_LATENCY: f64 = 4.0;
+
+/// Iterations of a scalar reduction's body the out-of-order window holds: a reorder buffer
+/// of 224 micro-ops (the smallest of the x86 cores LLVM schedules for since Skylake and Zen
+/// 2; later cores hold 256-512) at about four micro-ops per iteration.
+const WINDOW_ITERATIONS: f64 = 56.0;
+
+struct Cost {
+    cycles: f64,
+    bytes: u64,
+}
+
+/// A band prepared for costing size vectors: its trip counts, the boxes one tile touches,
+/// and the innermost loop of each computation under it where that loop is one of the band's.
+struct BandModel {
+    trips: Vec<i64>,
+    footprint: Footprint,
+    /// Per computation whose innermost loop is band position k: (k, whether the loop carries
+    /// a reduction: the computation's store does not move along it; LLVM vectorizes a
+    /// floating-point reduction only under reassociation, which the pass does not allow).
+    innermost: Vec<(usize, bool)>,
+}
+
+impl BandModel {
+    fn new(program: &Program, tree: &Scheduled, band: &[usize]) -> Option<BandModel> {
+        let trips: Vec<i64> = band.iter().map(|n| tree.trip_count(program, *n)).collect::<Option<_>>()?;
+        let innermost_node = *band.last()?;
+        let comps = tree.comps_under(innermost_node);
+        if comps.is_empty() {
+            return None;
+        }
+        // Per computation, where each of its loops is relative to the band: a band position, a
+        // loop below the band (runs fully in a tile), or above it (fixed in a tile).
+        let mut roles: Vec<(CompId, Vec<Role>)> = Vec::new();
+        let mut innermost = Vec::new();
+        for &c in &comps {
+            let comp = &program.computations[c];
+            let enclosing = tree.enclosing(c);
+            let holder = enclosing.first().and_then(|e| tree.node_of(*e));
+            let mut r = Vec::new();
+            for (col, &orig) in comp.iterators.iter().enumerate() {
+                let live = tree.live(orig);
+                let node = enclosing.iter().find(|e| e.loop_id == live && !e.is_tile()).and_then(|e| tree.node_of(*e))?;
+                let role = match band.iter().position(|b| *b == node) {
+                    Some(k) => Role::Band(k),
+                    None if tree.inside(node, innermost_node) => Role::Full(program.loops[orig].trip_count.unwrap_or(1).max(1)),
+                    None => Role::Fixed,
+                };
+                if let (Role::Band(k), Some(true)) = (role, holder.map(|h| h == node)) {
+                    let carried = comp.store.matrix.iter().all(|row| row.get(col).copied().unwrap_or(0) == 0);
+                    innermost.push((k, carried));
+                }
+                r.push(role);
+            }
+            roles.push((c, r));
+        }
+        let footprint = Footprint::new(program, &roles, band.len());
+        Some(BandModel { trips, footprint, innermost })
+    }
+
+    /// Cycles per iteration of the band: the lines its tiles bring into the L2, the cycles of
+    /// the computations' innermost loops at the tile's trip count, times the costs of a
+    /// partial tile and of tiles shared unevenly among the cores.
+    fn cost(&self, sizes: &[u32], target: &Target) -> Option<Cost> {
+        let lines = self.footprint.lines(sizes);
+        let bytes = (lines * LINE_BYTES as f64) as u64;
+        if bytes > target.budget_bytes {
+            return None;
+        }
+        let iterations: f64 = sizes.iter().map(|s| *s as f64).product();
+        // A reduction along a computation's innermost loop, when that loop is a tile's, is one
+        // dependence chain per entry: the out-of-order window overlaps it with the next
+        // entry's only when it is short (a long one runs at the add's latency), and each entry
+        // costs its overhead. What else the loops do costs the same at any size.
+        let inner: f64 = self
+            .innermost
+            .iter()
+            .filter(|(_, carried)| *carried)
+            .map(|&(k, _)| {
+                let t = sizes[k] as f64;
+                CHAIN_LATENCY / (1.0 + WINDOW_ITERATIONS / t) + ENTRY_CYCLES / t
+            })
+            .sum();
+        // A size that does not divide its trip count leaves a partial tile, whose min bounds
+        // keep unroll-and-jam and the vectorizer out.
+        let partial = sizes.iter().zip(&self.trips).any(|(s, t)| t % *s as i64 != 0);
+        // The search runs the band's outermost tile loop in parallel (where a loop above it
+        // runs in parallel instead, this only rules out sizes that leave few tiles there).
+        let balance = imbalance(self.trips[0], sizes[0], target.cores);
+        let cycles = (LINE_CYCLES * lines / iterations + inner) * if partial { PARTIAL_TILE_PENALTY } else { 1.0 } * balance;
+        Some(Cost { cycles, bytes })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
