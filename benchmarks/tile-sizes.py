@@ -77,6 +77,18 @@ NOTES = [
     "charges `dense` least at [32, 200, 16], which ran 0.580 of that grid's optimum, where the "
     "model of then chose [32, 200, 512] at 0.622: the term trades a small loss there for the "
     "cliff here. Its choice on that host, [32, 500, 16], is off that grid and not measured.",
+    "- What the search is offered: the sizes the lines alone decide (`choose_interleaved`, the "
+    "model as it was before the term), for a register tile, which interleaves a reduction's "
+    "chains (unroll-and-jam after `accumulate`; the hybrid schedules of gemm, 2mm, 3mm and dense "
+    "are such). Offering the chain-aware sizes as well changed one of the 31 kernels' model-mode "
+    "decisions on this host (benchmarks/search-time.sh, old and new builds): atax's, from 2.17x "
+    "to 1.04x of the original (one run of the measuring driver, 200 interleaved runs, medians; "
+    "the new candidate entered the beam and displaced the path to the better schedule); offering "
+    "them instead of those changed gemm's, 2mm's, batched-matmul's and atax's (gemm from a "
+    "register tile predicted 4.17x to a plain tiling predicted 2.31x). So the search's candidates "
+    "are as before (same decisions on all 31, the committed data's walks drawn again exactly), "
+    "and the chain-aware sizes are this table's and `autosched tile-sizes`' answer for a plain "
+    "tiling (its JSON gives both where they differ: `choice` and `interleaved`).",
 ]
 
 

@@ -283,9 +283,8 @@ fn linear_programs_store_their_operands_either_way() {
 /// data came from as they were. The chunks' schedules drawn from the search's space as it is
 /// (`sampler::SPACE`, recorded with each point) are also what the sampler draws for them;
 /// those drawn from earlier spaces (the first dataset's, and every chunk's before the
-/// every-band register tiles and per-nest depth of 2026-11-29, recorded as space 0, and
-/// those before 2026-12-02's tile-size model, space 2) are not checked: the search's space
-/// changed under them, as it should.
+/// every-band register tiles and per-nest depth of 2026-11-29, recorded as space 0) are not
+/// checked: the search's space changed under them, as it should.
 #[test]
 fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("onnx/data/real");

@@ -3,7 +3,7 @@
 
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::tile_sizes::{choose, cost, imbalance, Target, LINE_BYTES};
+use affine_autosched::schedule::tile_sizes::{choose, choose_interleaved, cost, imbalance, Target, LINE_BYTES};
 use affine_autosched::schedule::tree::Scheduled;
 use affine_autosched::schedule::Schedule;
 use affine_autosched::search::candidates::{candidates, Stage};
@@ -72,7 +72,8 @@ fn the_search_is_offered_the_models_sizes() {
     let s: Schedule = "distribute(L0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.1", "L0.1.0"]);
-    let c = choose(&p, &tree, &b, &Target::machine()).unwrap();
+    let c = choose_interleaved(&p, &tree, &b, &Target::machine()).unwrap();
+    assert_eq!(Some(&c), choose(&p, &tree, &b, &Target::machine()).as_ref(), "no reduction along gemm's j: one choice");
     let want = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     let tiles: Vec<String> = candidates(&p, &s, Stage::Tile).iter().map(|t| t.to_string()).collect();
     assert!(tiles.contains(&want), "{want} not in {tiles:?}");
@@ -82,7 +83,7 @@ fn the_search_is_offered_the_models_sizes() {
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
     // Inside a scope the sizes are another host's (regenerating its data); outside, this one's.
     let small = Target { budget_bytes: 16 << 10, cores: 1 };
-    let c = choose(&p, &tree, &b, &small).unwrap();
+    let c = choose_interleaved(&p, &tree, &b, &small).unwrap();
     let want_small = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     assert_ne!(want_small, want, "a 16 KiB budget gives other sizes");
     let scoped: Vec<String> = small.scoped(|| candidates(&p, &s, Stage::Tile)).iter().map(|t| t.to_string()).collect();
@@ -119,9 +120,17 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
     for budget in [128u64 << 10, 512 << 10, 2 << 20] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 2 }).unwrap();
+        let target = Target { budget_bytes: budget, cores: 2 };
+        let c = choose(&p, &tree, &b, &target).unwrap();
         assert!(c.sizes[2] <= 64, "{budget}: {c:?}");
         assert!(c.footprint_bytes <= budget, "{c:?}");
+        // A register tile interleaves the chains: the sizes the lines alone decide, longer
+        // along i, and what the search is offered.
+        let r = choose_interleaved(&p, &tree, &b, &target).unwrap();
+        assert!(r.sizes[2] > c.sizes[2] && r.lines_per_iteration < c.lines_per_iteration, "{budget}: {c:?} {r:?}");
+        let want = format!("tile(L0.d1:{}, L0.0.d1:{}, L0.0.0:{})", r.sizes[0], r.sizes[1], r.sizes[2]);
+        let tiles: Vec<String> = target.scoped(|| candidates(&p, &s, Stage::Tile)).iter().map(|t| t.to_string()).collect();
+        assert!(tiles.contains(&want), "{want} not in {tiles:?}");
     }
     let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();

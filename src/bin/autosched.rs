@@ -238,7 +238,9 @@ enum Command {
     /// The analytic tile-size model's sizes for tiling a band of loops of every function of
     /// FILE (or the one named by an `@name:` prefix of the schedule), after the schedule: one
     /// JSON object per function (band, sizes, the tiling step, the bytes of lines one tile
-    /// touches, the budget, lines loaded per iteration).
+    /// touches, the budget, lines loaded per iteration; `interleaved`: where a reduction along
+    /// the innermost loop is charged as a chain, the sizes for a register tile instead: what the
+    /// search is offered).
     TileSizes {
         file: PathBuf,
         /// The loops to tile, outermost first, comma-separated (names after the schedule).
@@ -1036,7 +1038,12 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
             return ExitCode::from(1);
         };
         let step = Tile { band: names.iter().cloned().zip(choice.sizes.iter().copied()).collect() };
-        let out = serde_json::json!({"function": name, "band": band, "step": Transform::from(step).to_string(), "choice": choice});
+        let mut out = serde_json::json!({"function": name, "band": band, "step": Transform::from(step).to_string(), "choice": choice});
+        // Where a reduction along the innermost loop makes them differ: the sizes for a register
+        // tile that interleaves its chains (the ones the search is offered).
+        if let Some(other) = tile_sizes::choose_interleaved(&program, &tree, &nodes, &target).filter(|c| c.sizes != choice.sizes) {
+            out["interleaved"] = serde_json::json!(other);
+        }
         println!("{out}");
     }
     ExitCode::SUCCESS

@@ -15,7 +15,8 @@
 //! entry's overhead; a reduction along it is a dependence chain that the out-of-order window
 //! overlaps with the next only when it is short), preferring sizes that divide the trip
 //! counts and, on the outermost loop of the band (the one the search runs in parallel), tile
-//! counts that share evenly among the cores.
+//! counts that share evenly among the cores. The search is offered the sizes without the
+//! chains ([`choose_interleaved`]): for the register tile that runs a reduction's chains at once.
 
 use super::kinds::fitted_size;
 use super::tree::Scheduled;
@@ -109,7 +110,19 @@ pub fn imbalance(trips: i64, size: u32, cores: usize) -> f64 {
 /// outermost first, with constant trip counts) for `target`. None where a loop's trip count
 /// is unknown or too small to tile, or a computation under the band cannot be described.
 pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Target) -> Option<TileChoice> {
-    let model = BandModel::new(program, tree, band)?;
+    choose_with(&BandModel::new(program, tree, band)?, target, true)
+}
+
+/// The sizes the lines alone decide: for a register tile (unroll-and-jam of the loops
+/// around a reduction, after `accumulate`), which runs many of its chains at once and wants
+/// the longer tiles that load fewer lines. What the search is offered: with [`choose`]'s
+/// sizes offered too, model mode kept every decision on the benchmark kernels but atax's,
+/// which it made worse (benchmarks/TILE-SIZES.md).
+pub fn choose_interleaved(program: &Program, tree: &Scheduled, band: &[usize], target: &Target) -> Option<TileChoice> {
+    choose_with(&BandModel::new(program, tree, band)?, target, false)
+}
+
+fn choose_with(model: &BandModel, target: &Target, chains: bool) -> Option<TileChoice> {
     // The grid and each of its sizes fitted to the trip count (a divisor near it).
     let grids: Vec<Vec<u32>> = model
         .trips
@@ -125,14 +138,14 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
         return None;
     }
     let mut best: Option<(f64, Vec<u32>, u64)> = None;
-    let mut sizes = vec![0u32; band.len()];
+    let mut sizes = vec![0u32; model.trips.len()];
     let total: usize = grids.iter().map(|g| g.len()).product();
     for mut index in 0..total {
         for (k, g) in grids.iter().enumerate().rev() {
             sizes[k] = g[index % g.len()];
             index /= g.len();
         }
-        let Some(cost) = model.cost(&sizes, target) else { continue };
+        let Some(cost) = model.cost(&sizes, target, chains) else { continue };
         let iterations: f64 = sizes.iter().map(|s| *s as f64).product();
         // Ties (within 0.1%) go to the larger tile, then to the larger inner sizes.
         let better = match &best {
@@ -163,7 +176,7 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
 pub fn cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, sizes: &[u32]) -> Option<f64> {
     let model = BandModel::new(program, tree, band)?;
     (sizes.len() == band.len()).then_some(())?;
-    model.cost(sizes, target).map(|c| c.cycles)
+    model.cost(sizes, target, true).map(|c| c.cycles)
 }
 
 /// Cycles to bring one line from beyond the L2 into it, per core (about 16 bytes per cycle
@@ -240,7 +253,8 @@ impl BandModel {
     /// Cycles per iteration of the band: the lines its tiles bring into the L2, the cycles of
     /// the computations' innermost loops at the tile's trip count, times the costs of a
     /// partial tile and of tiles shared unevenly among the cores.
-    fn cost(&self, sizes: &[u32], target: &Target) -> Option<Cost> {
+    /// `chains`: whether a reduction along an innermost loop is charged as one chain per entry.
+    fn cost(&self, sizes: &[u32], target: &Target, chains: bool) -> Option<Cost> {
         let lines = self.footprint.lines(sizes);
         let bytes = (lines * LINE_BYTES as f64) as u64;
         if bytes > target.budget_bytes {
@@ -254,7 +268,7 @@ impl BandModel {
         let inner: f64 = self
             .innermost
             .iter()
-            .filter(|(_, carried)| *carried)
+            .filter(|(_, carried)| *carried && chains)
             .map(|&(k, _)| {
                 let t = sizes[k] as f64;
                 CHAIN_LATENCY / (1.0 + WINDOW_ITERATIONS / t) + ENTRY_CYCLES / t

@@ -208,7 +208,7 @@ impl TransformKind for Tile {
     }
 
     /// Windows of 1 to 3 loops of every chain, untiled and rectangular: at the sizes the
-    /// analytic model chooses for this machine ([`tile_sizes::choose`]; another host's
+    /// analytic model chooses for this machine ([`tile_sizes::choose_interleaved`]; another host's
     /// inside [`tile_sizes::Target::scoped`]), and at each size class below every loop's
     /// trip count, as is and fitted to the trip counts ([`fitted_size`]).
     fn candidates(program: &Program, tree: &Scheduled) -> Vec<Self> {
@@ -220,8 +220,9 @@ impl TransformKind for Tile {
                     if !tree.rectangular(program, window) || window.iter().any(|n| tree.nodes[*n].ent.is_tile()) {
                         continue;
                     }
-                    // The analytic model's sizes for the current target's caches (`tile_sizes`).
-                    if let Some(choice) = tile_sizes::choose(program, tree, window, &tile_sizes::Target::current()) {
+                    // The analytic model's sizes for the current target's caches (`tile_sizes`),
+                    // for a register tile: a reduction's chains interleaved.
+                    if let Some(choice) = tile_sizes::choose_interleaved(program, tree, window, &tile_sizes::Target::current()) {
                         out.push(Tile { band: window.iter().zip(&choice.sizes).map(|(n, s)| (tree.name(program, *n), *s)).collect() });
                     }
                     for size in TILE_SIZES {
