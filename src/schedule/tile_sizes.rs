@@ -11,9 +11,10 @@
 //! dimension), keeps the vectors whose lines fit the budget (half of one core's share of
 //! the second-level cache: the rest holds the streams and what conflicts evict), and picks
 //! the one of fewest cycles per iteration: the lines it loads (each tile's lines are loaded
-//! once from the next level) plus what the tile's size does to its innermost loop (each
-//! entry's overhead; a reduction along it is a dependence chain that the out-of-order window
-//! overlaps with the next only when it is short), preferring sizes that divide the trip
+//! once from the next level) plus, where a reduction runs along a computation's innermost
+//! loop and that loop is the band's, what the tile's length does to it (a dependence chain per
+//! entry, which the out-of-order window overlaps with the next only when it is short, and each
+//! entry's overhead), preferring sizes that divide the trip
 //! counts and, on the outermost loop of the band (the one the search runs in parallel), tile
 //! counts that share evenly among the cores. The search is offered the sizes without the
 //! chains ([`choose_interleaved`]): for the register tile that runs a reduction's chains at once.
@@ -275,7 +276,8 @@ impl BandModel {
             })
             .sum();
         // A size that does not divide its trip count leaves a partial tile, whose min bounds
-        // keep unroll-and-jam and the vectorizer out.
+        // keep unroll-and-jam and the vectorizer out: whole tiles are preferred unless partial
+        // ones cost a tenth less.
         let partial = sizes.iter().zip(&self.trips).any(|(s, t)| t % *s as i64 != 0);
         // The search runs the band's outermost tile loop in parallel (where a loop above it
         // runs in parallel instead, this only rules out sizes that leave few tiles there).
