@@ -63,6 +63,11 @@ int32_t autosched_transform_name_loops(MlirOperation func, AutoschedEmitFn emit,
 int32_t autosched_transform_step(MlirOperation func, const char *schedule,
                                  AutoschedEmitFn emit, void *ctx);
 void autosched_transform_clear_names(MlirOperation func);
+/// The pass's code generation options on one function (fp_contract: nonzero for
+/// fp-contract=true; vector_width: 0, or 128, 256, 512 for prefer-vector-width): 0, or 1 with
+/// the IR unchanged (another width; the reason emitted).
+int32_t autosched_transform_codegen(MlirOperation func, int32_t fp_contract, int64_t vector_width,
+                                    AutoschedEmitFn emit, void *ctx);
 /// The pass on one function with `options` in their text form: AUTOSCHED_UNCHANGED,
 /// AUTOSCHED_TRANSFORMED or AUTOSCHED_FAILED.
 int32_t autosched_transform_optimize(MlirOperation func, const char *options,

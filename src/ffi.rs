@@ -222,6 +222,35 @@ pub unsafe extern "C" fn autosched_transform_clear_names(func: MlirOperation) {
     }
 }
 
+/// `transform.autosched.codegen`: the pass's code generation options on `func`:
+/// `fp-contract=true` where `fp_contract` is nonzero, `prefer-vector-width=` where
+/// `vector_width` is (128, 256 or 512). A remark says what each did, as the pass's do. 0, or
+/// 1 with the IR unchanged (another width).
+///
+/// # Safety
+/// `func` must be a live `func.func` not mutated concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn autosched_transform_codegen(
+    func: MlirOperation,
+    fp_contract: i32,
+    vector_width: i64,
+    emit_fn: EmitFn,
+    ctx: *mut c_void,
+) -> i32 {
+    transform_op(emit_fn, ctx, |sink| {
+        let op = Op::from_raw(func).ok_or("null operation")?;
+        let width = match vector_width {
+            0 => None,
+            128 | 256 | 512 => Some(vector_width as u32),
+            w => return Err(format!("affine-autosched: prefer_vector_width must be one of 128, 256, 512, got {w}")),
+        };
+        for line in pass::apply_codegen_options(op, fp_contract != 0, width) {
+            sink(Diagnostic { op: Some(op), severity: Severity::Remark, message: format!("affine-autosched: {line}") });
+        }
+        Ok(OK)
+    })
+}
+
 /// `transform.autosched.optimize`: the pass on one function, with `options` as the pass
 /// takes them (`evaluator=hybrid beam-width=4 ...`). Its remarks are emitted; 0 (unchanged),
 /// 2 (transformed) or 1 (errors emitted, IR unchanged). `report=` and `dump-file=` are

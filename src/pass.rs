@@ -212,6 +212,13 @@ fn run(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut
     }
     if spec.schedule.is_identity() {
         codegen_options(func, options, changed, emit);
+        if options.emit_transform.is_some() {
+            let entry = script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into())
+                .with_codegen(options.fp_contract, options.prefer_vector_width, true);
+            if let Err(message) = write_script(options, entry) {
+                emit(Diagnostic { op: Some(func), severity: Severity::Warning, message });
+            }
+        }
         return Outcome::Unchanged;
     }
     // The hash and the script are of the function as it was: taken before the schedule
@@ -220,7 +227,10 @@ fn run(func: Op, options: &PassOptions, changed: &mut bool, emit: &mut dyn FnMut
     let entry = options
         .emit_transform
         .is_some()
-        .then(|| script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into()));
+        .then(|| {
+            script::ScriptEntry::new(func, &program.function, &spec.schedule, "the schedule= option".into())
+                .with_codegen(options.fp_contract, options.prefer_vector_width, false)
+        });
     match transform::apply(func, &spec.schedule) {
         Ok(()) => {
             codegen_options(func, options, changed, emit);
@@ -351,7 +361,10 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     let entry = options
         .emit_transform
         .is_some()
-        .then(|| script::ScriptEntry::new(func, &program.function, &decision.schedule, decision.evidence(options.evaluator)));
+        .then(|| {
+            script::ScriptEntry::new(func, &program.function, &decision.schedule, decision.evidence(options.evaluator))
+                .with_codegen(options.fp_contract, options.prefer_vector_width, true)
+        });
     let outcome = if decision.schedule.is_identity() {
         Outcome::Unchanged
     } else if let Err(e) = transform::apply(func, &decision.schedule) {

@@ -143,6 +143,18 @@ DiagnosedSilenceableFailure transform::AutoschedClearNamesOp::applyToOne(
   return DiagnosedSilenceableFailure::success();
 }
 
+DiagnosedSilenceableFailure transform::AutoschedCodegenOp::applyToOne(
+    transform::TransformRewriter &, func::FuncOp target,
+    transform::ApplyToEachResultList &results, transform::TransformState &) {
+  Collected c{"", target};
+  int64_t width = getPreferVectorWidth().value_or(0);
+  if (autosched_transform_codegen(wrap(target.getOperation()), getFpContract() ? 1 : 0, width,
+                                  collect, &c) != 0)
+    return emitSilenceableError() << c.errors;
+  results.push_back(target);
+  return DiagnosedSilenceableFailure::success();
+}
+
 DiagnosedSilenceableFailure transform::AutoschedOptimizeOp::applyToOne(
     transform::TransformRewriter &, func::FuncOp target,
     transform::ApplyToEachResultList &results, transform::TransformState &) {

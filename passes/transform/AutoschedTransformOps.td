@@ -81,6 +81,21 @@ def AutoschedClearNamesOp : Autosched_FuncOp<"clear_names"> {
   let assemblyFormat = "$target attr-dict `:` functional-type($target, $result)";
 }
 
+def AutoschedCodegenOp : Autosched_FuncOp<"codegen"> {
+  let summary = "Applies the pass's code generation options to the function";
+  let description = [{
+    `fp_contract`: the function's floating-point arithmetic is marked
+    `fastmath<contract>` (the pass's `fp-contract=true`); `prefer_vector_width` (128, 256
+    or 512): LLVM is asked to vectorize for vectors of that many bits (the pass's
+    `prefer-vector-width=`, through the function's `passthrough`). Scripts the pass writes
+    carry them where the pass gave them, so that the replayed function is the pass's.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, UnitAttr:$fp_contract,
+                       OptionalAttr<I64Attr>:$prefer_vector_width);
+  let results = (outs TransformHandleTypeInterface:$result);
+  let assemblyFormat = "$target attr-dict `:` functional-type($target, $result)";
+}
+
 def AutoschedOptimizeOp : Autosched_FuncOp<"optimize"> {
   let summary = "Runs the pass's search on the function and applies its choice";
   let description = [{

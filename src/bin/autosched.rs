@@ -1271,6 +1271,7 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         // The script's entry is of the function before the schedule, kept once it applied.
         let entry = args.emit_transform.is_some().then(|| {
             affine_autosched::transform::script::ScriptEntry::new(f, &name, &decision.schedule, decision.evidence(evaluator))
+                .with_codegen(args.fp_contract, width, true)
         });
         let mut applied = false;
         if !decision.schedule.is_identity() {

@@ -11,8 +11,12 @@
 //! `transform.autosched.match_loop`), and `transform.autosched.step` otherwise: upstream's
 //! unroll runs the clean-up loop of a loop whose bounds depend on an outer loop even where
 //! that loop is empty (the pass's unroll clamps and guards it, a miscompile the fuzzer
-//! found), and `transform.loop.unroll_and_jam` checks no dependence.
+//! found), and `transform.loop.unroll_and_jam` checks no dependence. The code generation
+//! options the function was given (`fp-contract=`, `prefer-vector-width=`) are
+//! `transform.autosched.codegen`, where the pass applied them: before the search's steps (it
+//! measures the function as it will run), after a `schedule=` option's.
 
+use crate::report::CodegenOptions;
 use crate::schedule::kinds::Upstream;
 use crate::schedule::Schedule;
 use std::fmt::Write;
@@ -26,6 +30,9 @@ pub struct ScriptEntry {
     pub note: String,
     /// Per step, the upstream op that does it (empty: none).
     pub upstream: Vec<Option<Upstream>>,
+    /// The code generation options the function was given, and whether before the steps.
+    pub codegen: CodegenOptions,
+    pub codegen_first: bool,
 }
 
 impl ScriptEntry {
@@ -36,7 +43,32 @@ impl ScriptEntry {
             log::info!("@{function}: no upstream ops in its script: {e}");
             Vec::new()
         });
-        ScriptEntry { function: function.into(), schedule: schedule.clone(), note, upstream }
+        ScriptEntry { function: function.into(), schedule: schedule.clone(), note, upstream, codegen: CodegenOptions::default(), codegen_first: true }
+    }
+
+    /// The entry with the code generation options the function was given, `first`: before
+    /// the schedule's steps (as the pass applies them before a search).
+    pub fn with_codegen(mut self, fp_contract: bool, prefer_vector_width: Option<u32>, first: bool) -> ScriptEntry {
+        self.codegen = CodegenOptions { fp_contract, prefer_vector_width };
+        self.codegen_first = first;
+        self
+    }
+
+    /// Whether replaying it changes the function.
+    fn changes(&self) -> bool {
+        !self.schedule.is_identity() || self.codegen != CodegenOptions::default()
+    }
+
+    /// The `transform.autosched.codegen` op's attributes (None: no options to give).
+    fn codegen_attributes(&self) -> Option<String> {
+        let mut attrs = Vec::new();
+        if self.codegen.fp_contract {
+            attrs.push("fp_contract".to_string());
+        }
+        if let Some(bits) = self.codegen.prefer_vector_width {
+            attrs.push(format!("prefer_vector_width = {bits} : i64"));
+        }
+        (!attrs.is_empty()).then(|| format!("{{{}}}", attrs.join(", ")))
     }
 }
 
@@ -75,7 +107,7 @@ pub fn script(entries: &[ScriptEntry]) -> String {
     let _ = writeln!(out, "//     --transform-preload-library=transform-library-paths=THIS_FILE --transform-interpreter INPUT.mlir");
     out.push_str("module attributes {transform.with_named_sequence} {\n");
     let ty = "(!transform.any_op) -> !transform.any_op";
-    for e in entries.iter().filter(|e| !e.schedule.is_identity()) {
+    for e in entries.iter().filter(|e| e.changes()) {
         let _ = writeln!(out, "  // @{}: {}", e.function, e.note);
         let _ = writeln!(
             out,
@@ -84,6 +116,15 @@ pub fn script(entries: &[ScriptEntry]) -> String {
         );
         let _ = writeln!(out, "    %f1 = transform.autosched.name_loops %f0 : {ty}");
         let (mut f, mut l) = (1, 0);
+        let codegen = |out: &mut String, f: &mut usize| {
+            if let Some(attrs) = e.codegen_attributes() {
+                let _ = writeln!(out, "    %f{} = transform.autosched.codegen %f{f} {attrs} : {ty}", *f + 1);
+                *f += 1;
+            }
+        };
+        if e.codegen_first {
+            codegen(&mut out, &mut f);
+        }
         for (i, step) in e.schedule.steps.iter().enumerate() {
             match e.upstream.get(i).cloned().flatten() {
                 Some(u) => {
@@ -97,12 +138,15 @@ pub fn script(entries: &[ScriptEntry]) -> String {
                 }
             }
         }
+        if !e.codegen_first {
+            codegen(&mut out, &mut f);
+        }
         let _ = writeln!(out, "    %f{} = transform.autosched.clear_names %f{f} : {ty}", f + 1);
         out.push_str("    transform.yield\n  }\n");
     }
     out.push_str("  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {\n");
     for (k, e) in entries.iter().enumerate() {
-        if e.schedule.is_identity() {
+        if !e.changes() {
             let _ = writeln!(out, "    // @{}: kept the original ({})", e.function, e.note);
             continue;
         }
@@ -131,7 +175,14 @@ mod tests {
 
     #[test]
     fn a_script_has_a_sequence_per_changed_function() {
-        let e = |f: &str, s: &str| ScriptEntry { function: f.into(), schedule: s.parse().unwrap(), note: "n".into(), upstream: Vec::new() };
+        let e = |f: &str, s: &str| ScriptEntry {
+            function: f.into(),
+            schedule: s.parse().unwrap(),
+            note: "n".into(),
+            upstream: Vec::new(),
+            codegen: CodegenOptions::default(),
+            codegen_first: true,
+        };
         let text = script(&[e("a", "tile(L0:32); parallelize(L0.t)"), e("b", "")]);
         assert!(text.contains("transform.named_sequence @autosched_a(%f0"));
         assert!(text.contains("%f3 = transform.autosched.step %f2 \"parallelize(L0.t)\""));
@@ -144,5 +195,31 @@ mod tests {
         assert!(text.contains("%l1 = transform.autosched.match_loop \"L0.0\" in %f2"), "{text}");
         assert!(text.contains("transform.loop.unroll %l1 {factor = 4 : i64} : !transform.any_op"), "{text}");
         assert!(text.contains("%f3 = transform.autosched.clear_names %f2"), "{text}");
+    }
+
+    #[test]
+    fn code_generation_options_go_where_the_pass_applied_them() {
+        let e = |s: &str| ScriptEntry {
+            function: "k".into(),
+            schedule: s.parse().unwrap(),
+            note: "n".into(),
+            upstream: Vec::new(),
+            codegen: CodegenOptions::default(),
+            codegen_first: true,
+        };
+        // Before a search's steps.
+        let text = script(&[e("tile(L0:32)").with_codegen(true, Some(256), true)]);
+        assert!(text.contains("%f2 = transform.autosched.codegen %f1 {fp_contract, prefer_vector_width = 256 : i64}"), "{text}");
+        assert!(text.contains("%f3 = transform.autosched.step %f2 \"tile(L0:32)\""), "{text}");
+        // After a schedule= option's.
+        let text = script(&[e("tile(L0:32)").with_codegen(false, Some(512), false)]);
+        assert!(text.contains("%f2 = transform.autosched.step %f1"), "{text}");
+        assert!(text.contains("%f3 = transform.autosched.codegen %f2 {prefer_vector_width = 512 : i64}"), "{text}");
+        assert!(text.contains("%f4 = transform.autosched.clear_names %f3"), "{text}");
+        // The original kept, with options given: still a sequence.
+        let text = script(&[e("").with_codegen(true, None, true)]);
+        assert!(text.contains("transform.autosched.codegen %f1 {fp_contract}"), "{text}");
+        assert!(text.contains("transform.include @autosched_k"), "{text}");
+        assert!(!script(&[e("")]).contains("@autosched_k"));
     }
 }
