@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
@@ -12,10 +12,12 @@
 #                     5 to 18 statements)
 #     linear:         as long, programs of the linear class only (--class linear: fully
 #                     connected layers and GEMMs with transposed operands)
+#     temporary:      as long, programs of the temporary class only (--class temporary:
+#                     contractions into a buffer reused across outer loops, doitgen's sum[p])
 #     tiles:          real-size programs of seed 3, half of each program's schedules
 #                     lookahead walks (--lookahead-walks 8: the register tiles and packs
 #                     the search's lookahead proposes on contraction bands), a quarter long
-#   long, wide, linear and tiles store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#   long, wide, linear, temporary and tiles store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
 #   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
 #     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
@@ -32,6 +34,7 @@ real_cmd="autosched datagen --sizes real --seed 1 --programs 9000 --schedules-pe
 long_cmd="autosched datagen --sizes real --seed 2 --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-long-s2"
 wide_cmd="autosched datagen --sizes real --seed 2 --class wide --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-wide-s2"
 linear_cmd="autosched datagen --sizes real --seed 2 --class linear --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-linear-s2"
+temporary_cmd="autosched datagen --sizes real --seed 2 --class temporary --programs N --schedules-per-program 16 --long-walks 8 --out onnx/data/raw-temporary-s2"
 tiles_cmd="autosched datagen --sizes real --seed 3 --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-tiles-s3"
 case "$sizes" in
   merge)
@@ -43,6 +46,7 @@ case "$sizes" in
     compgen -G "$dir/incoming/long-*.jsonl.gz" >/dev/null && cmds+=(--command "$long_cmd")
     compgen -G "$dir/incoming/wide-*.jsonl.gz" >/dev/null && cmds+=(--command "$wide_cmd")
     compgen -G "$dir/incoming/linear-*.jsonl.gz" >/dev/null && cmds+=(--command "$linear_cmd")
+    compgen -G "$dir/incoming/temporary-*.jsonl.gz" >/dev/null && cmds+=(--command "$temporary_cmd")
     compgen -G "$dir/incoming/tiles-*.jsonl.gz" >/dev/null && cmds+=(--command "$tiles_cmd")
     notes=()
     for r in "$dir"/remeasure-*/README.md; do
@@ -52,13 +56,13 @@ case "$sizes" in
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
     [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
-    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl; do
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
     done
     .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
       --failed "${failed[@]}"
     exit 0 ;;
-  long|wide|linear|tiles)
+  long|wide|linear|temporary|tiles)
     seed=2
     [[ $sizes == tiles ]] && seed=3
     raw=onnx/data/raw-$sizes-s$seed
@@ -74,7 +78,7 @@ case "$sizes" in
     exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "the mode must be toy, real, long, wide, linear, tiles or merge, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles or merge, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"

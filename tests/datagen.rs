@@ -278,6 +278,43 @@ fn linear_programs_store_their_operands_either_way() {
     assert_ne!(mixed.class, programs::ProgramClass::Linear);
 }
 
+/// Temporary programs (drawn only on request): valid, modeled, under the working-set limit,
+/// and what no other class makes in a good share of them: a reduction innermost whose store
+/// is invariant in the outer loops (doitgen's `sum[p]`), besides the other inner order.
+#[test]
+fn temporary_programs_reuse_a_buffer_across_their_outer_loops() {
+    let (mut doitgen_like, mut p_innermost, mut in_place) = (0, 0, 0);
+    for index in 0..80 {
+        let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Temporary));
+        assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Temporary)));
+        assert_eq!(p.id, format!("r5-temporary-p{index}"));
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
+        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        // The product: the computation with a multiply. Its store moves along which loops?
+        let product = prog.computations.iter().find(|c| c.loads.len() == 3).unwrap_or_else(|| panic!("{}: no product", p.id));
+        let n = product.iterators.len();
+        let moves: Vec<bool> = (0..n).map(|k| product.store.matrix.iter().any(|row| row[k] != 0)).collect();
+        assert!(!moves[0], "{}: the temporary does not move along the outermost loop", p.id);
+        if !moves[n - 1] {
+            doitgen_like += 1;
+        } else {
+            p_innermost += 1;
+        }
+        // Written back into the product's input (A[o..][s] read, A[o..][p] written).
+        in_place += (prog.buffers.len() == 3) as usize;
+    }
+    assert!(doitgen_like >= 30, "{doitgen_like} of 80 with the reduction innermost");
+    assert!(p_innermost >= 15, "{p_innermost} of 80 with the temporary's loop innermost");
+    assert!((20..=60).contains(&in_place), "{in_place} of 80 written back in place");
+    let mixed = programs::generate_sized(5, 3, programs::Sizes::Real);
+    assert_ne!(mixed.class, programs::ProgramClass::Temporary);
+}
+
 /// The committed data's programs are what the generator makes of their seed and index (and
 /// class, for a class's own stream): a change to the generator must leave the streams the
 /// data came from as they were. The chunks' schedules drawn from the search's space as it is
