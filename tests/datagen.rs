@@ -213,6 +213,19 @@ fn sampler_walks_the_search_space() {
     assert!(kinds_seen.is_superset(&kinds_possible), "reached {kinds_seen:?} of {kinds_possible:?}");
 }
 
+/// A program of a class's own stream parses, is modeled whole, stays under the working-set
+/// limit and can be run (its signature is one the measuring driver takes): its representation.
+fn valid_real_program(p: &programs::GeneratedProgram) -> ir::Program {
+    let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+    let f = m.functions()[0];
+    let prog = ir::analyze_function(f).unwrap().program;
+    assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+    let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+    assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
+    measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+    prog
+}
+
 /// Wide programs (drawn only with a class given, from that class's own stream): valid,
 /// modeled, wider than the other classes' limit, under the working-set limit.
 #[test]
@@ -223,14 +236,8 @@ fn wide_programs_are_valid_pipelines_of_many_statements() {
         assert_eq!(p, programs::generate_class(7, index, programs::Sizes::Real, Some(programs::ProgramClass::Wide)));
         assert_eq!(p.id, format!("r7-wide-p{index}"));
         assert_eq!(p.class, programs::ProgramClass::Wide);
-        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
-        let f = m.functions()[0];
-        let prog = ir::analyze_function(f).unwrap().program;
-        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        let prog = valid_real_program(&p);
         assert!(prog.loops.iter().all(|l| l.depth < MAX_DEPTH), "{}", p.id);
-        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
-        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
-        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
         widths.push(prog.computations.len());
     }
     assert!(widths.iter().all(|&w| (5..=18).contains(&w)), "{widths:?}");
@@ -252,13 +259,7 @@ fn linear_programs_store_their_operands_either_way() {
         let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Linear));
         assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Linear)));
         assert_eq!(p.id, format!("r5-linear-p{index}"));
-        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
-        let f = m.functions()[0];
-        let prog = ir::analyze_function(f).unwrap().program;
-        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
-        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
-        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
-        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let prog = valid_real_program(&p);
         // The product's statement reads %b0 (A) and %b1 (W): which loop indexes W's last
         // dimension tells the layout (the output's column loop j indexes C's last one).
         let line = |buf: &str| p.mlir.lines().find(|l| l.contains(&format!("affine.load %{buf}["))).unwrap().to_string();
@@ -288,13 +289,7 @@ fn temporary_programs_reuse_a_buffer_across_their_outer_loops() {
         let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Temporary));
         assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::Temporary)));
         assert_eq!(p.id, format!("r5-temporary-p{index}"));
-        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
-        let f = m.functions()[0];
-        let prog = ir::analyze_function(f).unwrap().program;
-        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
-        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
-        assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
-        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let prog = valid_real_program(&p);
         // The product: the computation with a multiply. Its store moves along which loops?
         let product = prog.computations.iter().find(|c| c.loads.len() == 3).unwrap_or_else(|| panic!("{}: no product", p.id));
         let n = product.iterators.len();

@@ -833,7 +833,6 @@ fn statistic(g: &mut Gen, src: usize, stat: usize, (n_stat, n_other): (i64, i64)
     g.close();
 }
 
-/// Fully connected layers and GEMMs with their operands stored either way:
 /// PolyBench's temporaries (doitgen's `sum[p]`): per iteration of one or two outer loops, a
 /// contraction into a buffer indexed by the inner loops only, `t[p] = Σ_s A[o..][s] · W[s][p]`
 /// (W maybe stored `[p][s]`), initialized there (in the same nest or a separate one), then
@@ -895,6 +894,7 @@ fn gen_temporary(rng: &mut Rng, g: &mut Gen) {
     }
 }
 
+/// Fully connected layers and GEMMs with their operands stored either way:
 /// `C[i][j] (= bias[j] | 0 | as it is) + Σ_k A(i, k) · B(k, j)`, A stored `[i][k]` or
 /// `[k][i]`, B `[k][j]` or (as PyTorch's Linear keeps its weights) `[j][k]`, then maybe a
 /// ReLU nest. The contraction class never transposes an operand, so which loop may go

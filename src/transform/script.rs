@@ -165,6 +165,18 @@ pub fn script(entries: &[ScriptEntry]) -> String {
 mod tests {
     use super::*;
 
+    /// An entry of `schedule` for `function`, no upstream ops, no code generation options.
+    fn entry(function: &str, schedule: &str) -> ScriptEntry {
+        ScriptEntry {
+            function: function.into(),
+            schedule: schedule.parse().unwrap(),
+            note: "n".into(),
+            upstream: Vec::new(),
+            codegen: CodegenOptions::default(),
+            codegen_first: true,
+        }
+    }
+
     #[test]
     fn names_are_quoted_where_mlir_needs_it() {
         assert_eq!(symbol("gemm_1"), "@gemm_1");
@@ -175,14 +187,7 @@ mod tests {
 
     #[test]
     fn a_script_has_a_sequence_per_changed_function() {
-        let e = |f: &str, s: &str| ScriptEntry {
-            function: f.into(),
-            schedule: s.parse().unwrap(),
-            note: "n".into(),
-            upstream: Vec::new(),
-            codegen: CodegenOptions::default(),
-            codegen_first: true,
-        };
+        let e = entry;
         let text = script(&[e("a", "tile(L0:32); parallelize(L0.t)"), e("b", "")]);
         assert!(text.contains("transform.named_sequence @autosched_a(%f0"));
         assert!(text.contains("%f3 = transform.autosched.step %f2 \"parallelize(L0.t)\""));
@@ -199,14 +204,7 @@ mod tests {
 
     #[test]
     fn code_generation_options_go_where_the_pass_applied_them() {
-        let e = |s: &str| ScriptEntry {
-            function: "k".into(),
-            schedule: s.parse().unwrap(),
-            note: "n".into(),
-            upstream: Vec::new(),
-            codegen: CodegenOptions::default(),
-            codegen_first: true,
-        };
+        let e = |s: &str| entry("k", s);
         // Before a search's steps.
         let text = script(&[e("tile(L0:32)").with_codegen(true, Some(256), true)]);
         assert!(text.contains("%f2 = transform.autosched.codegen %f1 {fp_contract, prefer_vector_width = 256 : i64}"), "{text}");
