@@ -79,18 +79,26 @@ def unknown(model, k=1):
     return torch.zeros(networks(model), k, embed_size(model))
 
 
-def min_work(data, cfg):
+def min_work(data, members):
     """The smallest work (`autosched featurize`'s per-program `work`: iterations of all
-    computations) among the programs the network was trained on: the training split of its
-    data and any --extra-data. None when the featurized sets predate the field."""
-    train_p, _, _ = data_mod.split_programs(data.programs, cfg["args"]["split_seed"])
+    computations) among the programs any member was trained on: the training split of its
+    data and its --extra-data. None when the featurized sets predate the field. `members`
+    holds (checkpoint path, config) pairs; a member's extra data that is gone is an error
+    here, before the export's minutes are spent."""
     work = data.meta.get("work")
     if work is None:
         return None
+    train_p, _, _ = data_mod.split_programs(data.programs, members[0][1]["args"]["split_seed"])
     works = [work[i] for i in train_p]
-    extra = cfg["args"].get("extra_data")
-    if extra:
-        extra_meta = json.loads((pathlib.Path(extra) / "meta.json").read_text())
+    for path, cfg in members:
+        extra = cfg["args"].get("extra_data")
+        if not extra:
+            continue
+        meta = pathlib.Path(extra) / "meta.json"
+        if not meta.exists():
+            raise SystemExit(f"{path} was trained with --extra-data {extra}, which is not there: featurize "
+                             f"that data again into it (`autosched featurize ... --out {extra}`) to export")
+        extra_meta = json.loads(meta.read_text())
         if "work" not in extra_meta:
             return None
         works += extra_meta["work"]
@@ -180,6 +188,7 @@ def main(argv=None):
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
+    domain = min_work(data, list(zip(args.checkpoint, (c for _, c in loaded))))
     calibration = None
     if len(loaded) == 1:
         model = loaded[0][0]
@@ -199,7 +208,6 @@ def main(argv=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     t = time.time()
     export(model, data, out, max_depth)
-    domain = min_work(data, cfg)
     metadata = {"layout_hash": cfg["layout_hash"], "features": cfg["features"], "max_depth": max_depth,
                 "members": members,
                 "output": "interval" if cfg.get("laplace") else "members",

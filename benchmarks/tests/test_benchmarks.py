@@ -4,6 +4,7 @@ run works end to end.
 
 Run by scripts/test.sh (`.venv/bin/python -m pytest benchmarks/tests`)."""
 
+import json
 import re
 import subprocess
 import sys
@@ -134,6 +135,21 @@ def test_harness_smoke(tmp_path):
     assert cells[7] == "n/a", row
 
 
+def test_compare_models_smoke(tmp_path):
+    """benchmarks/compare-models.py with the shipped model on both sides: the same decision
+    (the search is deterministic), and hybrid timed beside it in one checked run."""
+    out = tmp_path / "compare.json"
+    p = subprocess.run([sys.executable, ROOT / "benchmarks" / "compare-models.py", "--b", ROOT / "onnx" / "model.onnx",
+                        "--kernels", "atax", "--hybrid", "atax", "--reps", "1", "--warmup", "0", "--json", out],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "all 1 kernels decided the same" in p.stdout, p.stdout
+    row = json.loads(out.read_text())["rows"][0]
+    assert row["a"]["schedule"] == row["b"]["schedule"]
+    assert set(row["speedup"]) == {"a", "b", "hybrid"}, row
+    assert row["speedup"]["a"] == row["speedup"]["b"] > 0
+
+
 BLAS_KERNELS = sorted(p for d in ("polybench", "dnn") for p in (ROOT / "benchmarks" / d).glob("*.blas.c"))
 
 
@@ -154,6 +170,5 @@ def test_blas_version_computes_the_same(blas, tmp_path):
                         "--threads", "2", "--normalized-tolerance", "1e-3", "--json", out, "--variant", f"blas={lib}"],
                        capture_output=True, text=True, env=harness.measuring_env(2))
     assert out.exists(), p.stderr
-    import json
     variants = {v["label"]: v for v in json.loads(out.read_text())["variants"]}
     assert variants["blas"]["equivalent"], variants["blas"]["detail"]

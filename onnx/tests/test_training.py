@@ -660,3 +660,54 @@ def test_points_are_featurized_for_the_host_they_record_and_scored_by_host(tmp_p
     pred = np.ones(len(d))
     rows = train.breakdown(pred, d, np.arange(len(d)))
     assert rows["host:" + d.hosts[0]]["points"] == n and rows["host:" + d.hosts[1]]["points"] == n
+
+
+def test_evaluate_gives_a_checkpoints_held_out_figures_alone_and_as_an_ensemble(trained, tmp_path):
+    """onnx/evaluate.py on the test split reproduces what train.py measured there for the same
+    checkpoint; on two checkpoints it scores the ensemble and lists each member's figures."""
+    import evaluate
+    tmp, _ = trained
+    feats, ckpt = tmp / "features", tmp / "run" / "model.pt"
+    out = tmp_path / "one.json"
+    assert evaluate.main(["--checkpoints", str(ckpt), "--data", str(feats), "--split", "test", "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    want = json.loads((tmp / "run" / "metrics.json").read_text())["test"]["all"]
+    assert got["programs"] == want["programs"] and got["members"] == []
+    for key in ("spearman", "ndcg@5", "mape"):
+        assert got["ensemble"]["all"][key] == pytest.approx(want[key], abs=1e-6), key
+    other = tmp_path / "other"
+    assert train.main(["--data", str(feats), "--out", str(other), "--quiet", "--epochs", "1", "--seed", "1"]) == 0
+    out = tmp_path / "two.json"
+    assert evaluate.main(["--checkpoints", str(ckpt), str(other / "model.pt"), "--data", str(feats),
+                          "--split", "all", "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    assert got["programs"] == len(data_mod.Featurized(feats).programs) and len(got["members"]) == 2
+    assert all(-1 <= m["spearman"] <= 1 for m in got["members"])
+
+
+def test_the_domain_spans_every_members_training_data_and_a_missing_one_stops_the_export_first(trained, tmp_path):
+    """export.min_work: the smallest work any member trained on, its --extra-data included;
+    a member whose extra data is gone fails before anything is exported."""
+    tmp, _ = trained
+    feats = tmp / "features"
+    data = data_mod.Featurized(feats)
+    cfg = export.load_model(tmp / "run" / "model.pt")[1]
+    alone = export.min_work(data, [("a.pt", cfg)])
+    assert alone is not None and alone > 0
+    small = tmp_path / "small"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", small, "--programs", "3"], check=True)
+    extra = {**cfg, "args": {**cfg["args"], "extra_data": str(small)}}
+    smallest = min(json.loads((small / "meta.json").read_text())["work"])
+    assert export.min_work(data, [("a.pt", cfg), ("b.pt", extra)]) == min(alone, smallest)
+    gone = {**cfg, "args": {**cfg["args"], "extra_data": str(tmp_path / "gone")}}
+    with pytest.raises(SystemExit, match="b.pt was trained with --extra-data .*gone"):
+        export.min_work(data, [("a.pt", cfg), ("b.pt", gone)])
+    import torch
+    ckpt = torch.load(tmp / "run" / "model.pt", map_location="cpu", weights_only=False)
+    ckpt["config"]["args"]["extra_data"] = str(tmp_path / "gone")
+    torch.save(ckpt, tmp_path / "gone.pt")
+    out = tmp_path / "never.onnx"
+    with pytest.raises(SystemExit, match="gone.pt was trained with --extra-data"):
+        export.main(["--checkpoint", str(tmp_path / "gone.pt"), "--data", str(feats), "--dataset", str(DATASET),
+                     "--out", str(out)])
+    assert not out.exists()

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Two cost models end to end: model mode's decision with each on every benchmark kernel, and,
+where they decide differently, both decisions timed in one run (interleaved with the original,
+outputs checked). A model is shipped on what it does to the benchmarks, not only on held-out
+ranking figures (onnx/REPORT.md): this is the cheap form of that run, since a kernel on which
+the two models agree runs the same code and needs no timing.
+
+    .venv/bin/python benchmarks/compare-models.py --b build/cand/model.onnx
+    .venv/bin/python benchmarks/compare-models.py --a onnx/model.onnx --b M.onnx --kernels doitgen,dense \
+        --json build/compare.json
+
+Prints one line per kernel and a summary: on the kernels that differ, the geometric mean of
+B's time over A's (below 1: B is faster), and the kernels where either is slower than the
+original. --hybrid KERNELS also runs `evaluator=hybrid` (with model A) on those kernels and
+adds it to the same timing run: model mode's fraction of hybrid per kernel.
+"""
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def decide(kernel: Path, model: Path, evaluator: str, out: Path) -> dict:
+    info = bench.ours(kernel, evaluator, out, f"model={model}")
+    if not info["ok"]:
+        raise SystemExit(f"{kernel.stem}: the pass failed with {model}: {info['error'][-800:]}")
+    return info
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", type=Path, default=ROOT / "onnx" / "model.onnx", help="the reference model (the shipped one)")
+    ap.add_argument("--b", type=Path, required=True, help="the candidate model")
+    ap.add_argument("--kernels", help="comma-separated kernel names (default: all of benchmarks/)")
+    ap.add_argument("--hybrid", default="", help="comma-separated kernels on which hybrid (model A) is also timed")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--json", type=Path, help="write every decision and timing here")
+    args = ap.parse_args(argv)
+    for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, args.b]:
+        if not Path(tool).exists():
+            raise SystemExit(f"{tool} is missing")
+    names = args.kernels.split(",") if args.kernels else bench.all_kernels()
+    hybrid = {k for k in args.hybrid.split(",") if k}
+    rows = []
+    for name in names:
+        kernel = bench.kernel_path(name)
+        work = Path(tempfile.mkdtemp(prefix=f"autosched-compare-{name}-"))
+        a = decide(kernel, args.a, "model", work / "a.mlir")
+        b = decide(kernel, args.b, "model", work / "b.mlir")
+        row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "search_seconds")},
+               "b": {k: b[k] for k in ("schedule", "predicted", "search_seconds")}}
+        variants = []
+        if a["schedule"] != b["schedule"]:
+            variants += [("a", work / "a.mlir"), ("b", work / "b.mlir")]
+        if name in hybrid:
+            h = decide(kernel, args.a, "hybrid", work / "hybrid.mlir")
+            row["hybrid"] = {k: h[k] for k in ("schedule", "predicted", "measured", "search_seconds")}
+            variants.append(("hybrid", work / "hybrid.mlir"))
+            if a["schedule"] == b["schedule"]:
+                variants.append(("a", work / "a.mlir"))
+        if variants:
+            cmd = [bench.AUTOSCHED, "run", kernel, "--function", bench.function_of(kernel), "--reps", args.reps,
+                   "--warmup", args.warmup, "--threads", args.threads, "--timeout", "1800",
+                   "--normalized-tolerance", "1e-3", "--json", work / "timing.json"]
+            for label, path in variants:
+                cmd += ["--variant", f"{label}={path}"]
+            rc, _, err = bench.run(cmd, env=bench.measuring_env(args.threads))
+            if not (work / "timing.json").exists():
+                raise SystemExit(f"{name}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
+            timing = json.loads((work / "timing.json").read_text())
+            rows_t = {v["label"]: v for v in timing["variants"]}
+            original = rows_t["original"]["median"]
+            row["original_s"] = original
+            for label, _ in variants:
+                v = rows_t[label]
+                if not v["equivalent"]:
+                    raise SystemExit(f"{name}: variant {label} computes something else: {v['detail']}")
+                row.setdefault("speedup", {})[label] = original / v["median"]
+                row.setdefault("mad", {})[label] = v["relative_mad"]
+            if "b" not in row["speedup"]:
+                row["speedup"]["b"] = row["speedup"]["a"]
+        rows.append(row)
+        sp = row.get("speedup", {})
+        same = a["schedule"] == b["schedule"]
+        line = f"{name:18} {'same' if same else 'DIFFERENT'}"
+        if sp:
+            line += "  " + "  ".join(f"{k} {v:.2f}x (MAD {100 * row['mad'].get(k, 0):.1f}%)" for k, v in sp.items())
+        print(line, flush=True)
+        if not same:
+            print(f"{'':18}   a: {a['schedule'] or '(kept)'}\n{'':18}   b: {b['schedule'] or '(kept)'}", flush=True)
+    differ = [r for r in rows if r["a"]["schedule"] != r["b"]["schedule"]]
+    if differ:
+        ratio = math.exp(sum(math.log(r["speedup"]["a"] / r["speedup"]["b"]) for r in differ) / len(differ))
+        print(f"\n{len(differ)} of {len(rows)} kernels decided differently; geometric mean of B's time over A's "
+              f"there: {ratio:.3f} (below 1: B faster)")
+    else:
+        print(f"\nall {len(rows)} kernels decided the same")
+    for r in rows:
+        if "hybrid" in r.get("speedup", {}):
+            print(f"{r['kernel']}: model A {r['speedup']['a'] / r['speedup']['hybrid']:.3f} of hybrid, "
+                  f"model B {r['speedup']['b'] / r['speedup']['hybrid']:.3f}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"a": str(args.a), "b": str(args.b), "machine": bench.machine(),
+                                         "code": bench.code_version(), "reps": args.reps, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
