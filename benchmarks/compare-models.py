@@ -70,15 +70,11 @@ def main(argv=None):
             if a["schedule"] == b["schedule"]:
                 variants.append(("a", work / "a.mlir"))
         if variants:
-            cmd = [bench.AUTOSCHED, "run", kernel, "--function", bench.function_of(kernel), "--reps", args.reps,
-                   "--warmup", args.warmup, "--threads", args.threads, "--timeout", "1800",
-                   "--normalized-tolerance", "1e-3", "--json", work / "timing.json"]
-            for label, path in variants:
-                cmd += ["--variant", f"{label}={path}"]
-            rc, _, err = bench.run(cmd, env=bench.measuring_env(args.threads))
-            if not (work / "timing.json").exists():
-                raise SystemExit(f"{name}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
-            timing = json.loads((work / "timing.json").read_text())
+            try:
+                timing, _ = bench.time_variants(kernel, bench.function_of(kernel), variants, args.reps, args.warmup,
+                                                args.threads, work)
+            except RuntimeError as e:
+                raise SystemExit(str(e))
             rows_t = {v["label"]: v for v in timing["variants"]}
             original = rows_t["original"]["median"]
             row["original_s"] = original

@@ -213,6 +213,20 @@ def reused(kernel: Path, cached: dict, path: Path, options: str = ""):
 MODEL_TIMINGS = 3
 
 
+def time_variants(kernel: Path, function: str, variants, reps, warmup, threads, work: Path):
+    """One run of the measuring driver: the original and every (label, path) variant
+    interleaved, outputs checked against the original. Returns its JSON and stdout."""
+    cmd = [AUTOSCHED, "run", kernel, "--function", function, "--reps", reps, "--warmup", warmup,
+           "--threads", threads, "--timeout", "1800", "--normalized-tolerance", "1e-3", "--json", work / "timing.json"]
+    for label, path in variants:
+        cmd += ["--variant", f"{label}={path}"]
+    (work / "timing.json").unlink(missing_ok=True)
+    rc, out, err = run(cmd, env=measuring_env(threads))
+    if not (work / "timing.json").exists():
+        raise RuntimeError(f"{kernel.stem}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
+    return json.loads((work / "timing.json").read_text()), out
+
+
 def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     kernel = kernel_path(name)
     function = function_of(kernel)
@@ -267,17 +281,8 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     if blas.exists() and c_library(kernel, function, CLANG_FLAGS, work / "blas.so", work, blas, BLAS_LIBS):
         variants.append(("blas", work / "blas.so"))
     def measure(reps):
-        cmd = [AUTOSCHED, "run", kernel, "--function", function, "--reps", reps, "--warmup", args.warmup,
-               "--threads", args.threads, "--timeout", "1800", "--normalized-tolerance", "1e-3",
-               "--json", work / "timing.json"]
-        for label, path in variants:
-            cmd += ["--variant", f"{label}={path}"]
         log(f"  measuring {len(variants) + 1} variants, {reps} repetitions")
-        (work / "timing.json").unlink(missing_ok=True)
-        rc, out, err = run(cmd, env=measuring_env(args.threads))
-        if not (work / "timing.json").exists():
-            raise RuntimeError(f"{name}: measuring failed (rc {rc}): {err.strip()[-1500:]}")
-        return json.loads((work / "timing.json").read_text()), out
+        return time_variants(kernel, function, variants, reps, args.warmup, args.threads, work)
 
     timing, out = measure(args.reps)
     # Kernels of a few milliseconds: enough repetitions to fill ~0.3 s per variant, so that

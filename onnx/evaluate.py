@@ -21,6 +21,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapt  # noqa: E402
 import data as data_mod  # noqa: E402
+import train as train_mod  # noqa: E402
 from model import Ensemble  # noqa: E402
 
 
@@ -49,7 +50,7 @@ def main(argv=None):
     out = {"data": args.data, "split": args.split, "programs": int(len(programs)),
            "checkpoints": args.checkpoints}
     with torch.no_grad():
-        fig, _ = adapt.train_mod.evaluate(whole, data, programs, torch.device("cpu"), 32)
+        fig, _ = train_mod.evaluate(whole, data, programs, torch.device("cpu"), 32)
         out["ensemble"] = fig
         out["members"] = [adapt.figures(m, data, programs) for m in models] if len(models) > 1 else []
     print(f"{args.data} ({args.split}, {len(programs)} programs)")
