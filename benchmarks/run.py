@@ -227,6 +227,20 @@ def time_variants(kernel: Path, function: str, variants, reps, warmup, threads, 
     return json.loads((work / "timing.json").read_text()), out
 
 
+def time_filled(kernel: Path, function: str, variants, reps, warmup, threads, work: Path, log=lambda _: None):
+    """time_variants, and for a kernel of a few milliseconds (its fastest variant under
+    SHORT_KERNEL_SECONDS) a second run with enough repetitions to fill ~0.3 s per variant, so
+    that timer and scheduling noise average out; that run's figures are the ones returned."""
+    log(f"  measuring {len(variants) + 1} variants, {reps} repetitions")
+    timing, out = time_variants(kernel, function, variants, reps, warmup, threads, work)
+    fastest = min(v["median"] for v in timing["variants"])
+    if 0 < fastest < SHORT_KERNEL_SECONDS:
+        more = min(500, max(reps, int(0.3 / fastest)))
+        log(f"  measuring {len(variants) + 1} variants again, {more} repetitions (fastest {fastest * 1e3:.2f} ms)")
+        timing, out = time_variants(kernel, function, variants, more, warmup, threads, work)
+    return timing, out
+
+
 def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     kernel = kernel_path(name)
     function = function_of(kernel)
@@ -280,16 +294,11 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     blas = kernel.with_suffix(".blas.c")
     if blas.exists() and c_library(kernel, function, CLANG_FLAGS, work / "blas.so", work, blas, BLAS_LIBS):
         variants.append(("blas", work / "blas.so"))
-    def measure(reps):
-        log(f"  measuring {len(variants) + 1} variants, {reps} repetitions")
-        return time_variants(kernel, function, variants, reps, args.warmup, args.threads, work)
-
-    timing, out = measure(args.reps)
-    # Kernels of a few milliseconds: enough repetitions to fill ~0.3 s per variant, so that
-    # timer and scheduling noise average out.
-    fastest = min(v["median"] for v in timing["variants"])
-    if 0 < fastest < SHORT_KERNEL_SECONDS and not args.quick:
-        timing, out = measure(min(500, max(args.reps, int(0.3 / fastest))))
+    if args.quick:
+        log(f"  measuring {len(variants) + 1} variants, {args.reps} repetitions")
+        timing, out = time_variants(kernel, function, variants, args.reps, args.warmup, args.threads, work)
+    else:
+        timing, out = time_filled(kernel, function, variants, args.reps, args.warmup, args.threads, work, log)
     result["timing"] = timing
     result["measure_output"] = out
     result["reps"] = timing["reps"]
