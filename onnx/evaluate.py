@@ -7,7 +7,10 @@ featurized data: the dataset's test programs, or a chunk of programs never train
 --split test takes the test programs of train.py's split (--split-seed, 1 as for the shipped
 networks); --split all every program of --data (a chunk kept out of training). Prints
 Spearman, nDCG@5 and MAPE of the ensemble (the geometric mean of the members' intervals,
-as onnx/export.py builds it) and of each member, overall and per class.
+as onnx/export.py builds it) and of each member, overall and per class; and the ensemble's
+first choice among each program's measured schedules as a fraction of the best one, by how far
+the program's best goes (programs whose best runs 8x or more are where the benchmark
+contractions are, and where a wrong first choice costs most).
 """
 
 import argparse
@@ -21,6 +24,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import adapt  # noqa: E402
 import data as data_mod  # noqa: E402
+import metrics  # noqa: E402
 import train as train_mod  # noqa: E402
 from model import Ensemble  # noqa: E402
 
@@ -50,14 +54,19 @@ def main(argv=None):
     out = {"data": args.data, "split": args.split, "programs": int(len(programs)),
            "checkpoints": args.checkpoints}
     with torch.no_grad():
-        fig, _ = train_mod.evaluate(whole, data, programs, torch.device("cpu"), 32)
+        fig, preds = train_mod.evaluate(whole, data, programs, torch.device("cpu"), 32)
         out["ensemble"] = fig
+        sel = np.isin(data.program, programs)
+        out["picks"] = metrics.picks(preds[sel], data.speedup[sel], data.program[sel])
         out["members"] = [adapt.figures(m, data, programs) for m in models] if len(models) > 1 else []
     print(f"{args.data} ({args.split}, {len(programs)} programs)")
     for name, f in fig.items():
         if name == "all" or name.startswith("class:"):
             print(f"  {name:28} Spearman {f['spearman']:.3f}  nDCG@5 {f['ndcg@5']:.3f}  MAPE {100 * f['mape']:.1f}%"
                   f"  ({f.get('programs', '?')} programs)")
+    for name, f in out["picks"].items():
+        print(f"  first choice, programs {name:10} {f['pick_over_best']:.3f} of the best measured (geomean), "
+              f"{100 * f['at_0.8']:.0f}% at 0.8 of it or more  ({f['programs']} programs)")
     for k, f in enumerate(out["members"]):
         print(f"  member {k}: Spearman {f['spearman']:.3f}  nDCG@5 {f['ndcg@5']:.3f}")
     if args.json:

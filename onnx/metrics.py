@@ -68,3 +68,33 @@ def summary(pred, true, groups, k=5, censored=None):
         f"ndcg@{k}": float(np.nanmean(per)) if per else float("nan"),
         "ndcg@1": float(np.nanmean(per1)) if per1 else float("nan"),
     }
+
+
+# Bounds (measured speedup of a program's best schedule) of the program buckets of `picks`.
+BEST_BUCKETS = [("best <2x", 0.0, 2.0), ("best 2-8x", 2.0, 8.0), ("best >=8x", 8.0, float("inf"))]
+
+
+def picks(pred, true, groups, buckets=BEST_BUCKETS):
+    """What the model's first choice among each program's measured schedules runs at, as a
+    fraction of the best measured one (the search's top-1 regret, the held-out side of "model
+    mode within 20% of hybrid"), by how far the program's best schedule goes: programs, the
+    geometric mean of pick / best, and the share of programs at 0.8 of their best or more.
+    A censored point enters at its bound (an upper one: a pick of it counts at most that)."""
+    pred, true, groups = np.asarray(pred), np.asarray(true), np.asarray(groups)
+    ratios, bests = [], []
+    for g in np.unique(groups):
+        sel = groups == g
+        if sel.sum() < 2:
+            continue
+        t, p = true[sel], pred[sel]
+        best = float(t.max())
+        ratios.append(float(t[int(np.argmax(p))]) / best)
+        bests.append(best)
+    ratios, bests = np.asarray(ratios), np.asarray(bests)
+    out = {}
+    for name, lo, hi in buckets:
+        r = ratios[(bests >= lo) & (bests < hi)]
+        out[name] = {"programs": int(len(r)),
+                     "pick_over_best": float(np.exp(np.mean(np.log(np.maximum(r, 1e-6))))) if len(r) else float("nan"),
+                     "at_0.8": float(np.mean(r >= 0.8)) if len(r) else float("nan")}
+    return out

@@ -50,6 +50,11 @@ def parse_args(argv):
                    help="weight of a pairwise ranking term over the schedules of each program in a batch "
                         "(logistic loss on log-prediction differences of pairs ordered by measured speedup); "
                         "0: regression only")
+    p.add_argument("--rank-pairs", choices=["uniform", "gap"], default="uniform",
+                   help="how the ranking term weighs a program's ordered pairs: uniform (each pair alike), or "
+                        "gap (by how far apart their measured speedups are, in log, normalized to mean 1 over the "
+                        "batch's pairs, as LambdaRank weighs a swap by what it costs: a program whose schedules "
+                        "run 0.5x to 40x decides more than one whose run 0.95x to 1.05x)")
     p.add_argument("--pretrained", help="encoder.pt of onnx/pretrain.py: start the computation encoder from it, "
                                         "frozen until the validation loss stops improving for --unfreeze-after "
                                         "epochs, then fine-tuned at a fifth of the learning rate")
@@ -158,18 +163,25 @@ def calibrate_laplace(model, data, programs, device, batch, alpha):
     return float(covered.mean()), float(np.mean(ratios <= factor)), factor
 
 
-def ranking_loss(pred, y, program, censored, margin=0.02):
+def ranking_loss(pred, y, program, censored, margin=0.02, pairs_by="uniform"):
     """Pairwise logistic loss over pairs of one program whose measured speedups differ by more
     than `margin` (in log): the faster one should be predicted faster. A censored point is
-    known slower only than points above its bound, so it is never the faster of a pair."""
+    known slower only than points above its bound, so it is never the faster of a pair.
+    `pairs_by="gap"` weighs each pair by its measured log gap (mean 1 over the pairs): a swap
+    of 2x and 30x costs a search far more than one of 1.00x and 1.03x."""
     logp, logy = torch.log(pred), torch.log(y)
     same = program[:, None] == program[None, :]
-    faster = (logy[:, None] - logy[None, :] > margin) & ~censored[:, None]
+    gap = logy[:, None] - logy[None, :]
+    faster = (gap > margin) & ~censored[:, None]
     pairs = same & faster
     if not bool(pairs.any()):
         return pred.sum() * 0.0
     diff = logp[:, None] - logp[None, :]
-    return torch.nn.functional.softplus(-diff[pairs]).mean()
+    losses = torch.nn.functional.softplus(-diff[pairs])
+    if pairs_by == "gap":
+        w = gap[pairs].detach()
+        return (losses * w).sum() / w.sum()
+    return losses.mean()
 
 
 def predict(model, data, batch_list, device):
@@ -374,7 +386,7 @@ def main(argv=None):
                 mu, b = model.laplace_parts(raw)
                 loss = laplace_training_loss(mu, b, y, w, cens, args.laplace_mean, args.loss)
                 if args.rank_weight > 0:
-                    loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens)
+                    loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens, pairs_by=args.rank_pairs)
                 heads = []
             else:
                 heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
@@ -382,7 +394,7 @@ def main(argv=None):
                 hw = w if len(heads) == 1 else w * boot[idx, m].to(device)
                 loss = loss + regression_loss(pred, y, hw, cens, args.loss) / len(heads)
                 if args.rank_weight > 0:
-                    loss = loss + args.rank_weight * ranking_loss(pred, y, prog, cens) / len(heads)
+                    loss = loss + args.rank_weight * ranking_loss(pred, y, prog, cens, pairs_by=args.rank_pairs) / len(heads)
             opt.zero_grad()
             loss.backward()
             opt.step()

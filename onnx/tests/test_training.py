@@ -186,6 +186,25 @@ def test_ranking_loss_orders_the_schedules_of_one_program():
     assert only_censored_faster.item() == 0.0
 
 
+def test_gap_weighted_pairs_count_a_swap_by_how_far_apart_its_schedules_run():
+    import torch
+    # Program 0: 1.0x against 1.1x; program 1: 1.0x against 30x. Both swapped, equally sure.
+    y = torch.tensor([1.0, 1.1, 1.0, 30.0])
+    program = torch.tensor([0, 0, 1, 1])
+    none = torch.zeros(4, dtype=torch.bool)
+    small_swapped = torch.tensor([2.0, 1.0, 1.0, 2.0])
+    big_swapped = torch.tensor([1.0, 2.0, 2.0, 1.0])
+    uniform = [train.ranking_loss(p, y, program, none).item() for p in (small_swapped, big_swapped)]
+    assert uniform[0] == pytest.approx(uniform[1])
+    gap = [train.ranking_loss(p, y, program, none, pairs_by="gap").item() for p in (small_swapped, big_swapped)]
+    assert gap[1] > 2 * gap[0]
+    # All pairs of one gap: the weighting changes nothing.
+    same = torch.tensor([1.0, 2.0, 1.0, 2.0])
+    y2 = torch.tensor([1.0, 2.0, 1.0, 2.0])
+    assert train.ranking_loss(same, y2, program, none, pairs_by="gap").item() == pytest.approx(
+        train.ranking_loss(same, y2, program, none).item())
+
+
 def test_training_with_the_ranking_term(tmp_path):
     feats = tmp_path / "features"
     subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
@@ -711,3 +730,19 @@ def test_the_domain_spans_every_members_training_data_and_a_missing_one_stops_th
         export.main(["--checkpoint", str(tmp_path / "gone.pt"), "--data", str(feats), "--dataset", str(DATASET),
                      "--out", str(out)])
     assert not out.exists()
+
+
+def test_first_choices_are_scored_against_each_programs_best_by_how_far_it_goes():
+    import metrics
+    # Program 0 (best 1.5x): the model picks its best. Program 1 (best 20x): it picks the 5x.
+    # Program 2 (best 10x): it picks the 10x. Program 3: one point, no choice to make.
+    true = [1.0, 1.5, 1.0, 5.0, 20.0, 10.0, 2.0, 3.0]
+    pred = [1.0, 2.0, 1.0, 9.0, 4.0, 3.0, 2.0, 1.0]
+    groups = [0, 0, 1, 1, 1, 2, 2, 3]
+    got = metrics.picks(pred, true, groups)
+    assert got["best <2x"] == {"programs": 1, "pick_over_best": pytest.approx(1.0), "at_0.8": 1.0}
+    assert got["best 2-8x"]["programs"] == 0
+    big = got["best >=8x"]
+    assert big["programs"] == 2
+    assert big["pick_over_best"] == pytest.approx((0.25 * 1.0) ** 0.5)
+    assert big["at_0.8"] == 0.5
