@@ -6,6 +6,7 @@ ranking figures (onnx/REPORT.md): this is the cheap form of that run, since a ke
 the two models agree runs the same code and needs no timing.
 
     .venv/bin/python benchmarks/compare-models.py --b build/cand/model.onnx
+    .venv/bin/python benchmarks/compare-models.py --b build/cand/model.onnx --suite selection
     .venv/bin/python benchmarks/compare-models.py --a onnx/model.onnx --b M.onnx --kernels doitgen,dense \
         --json build/compare.json
 
@@ -25,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SELECTION = ROOT / "benchmarks" / "selection"
 spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
 bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
@@ -41,7 +43,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", type=Path, default=ROOT / "onnx" / "model.onnx", help="the reference model (the shipped one)")
     ap.add_argument("--b", type=Path, required=True, help="the candidate model")
-    ap.add_argument("--kernels", help="comma-separated kernel names (default: all of benchmarks/)")
+    ap.add_argument("--suite", choices=["benchmarks", "selection"], default="benchmarks",
+                    help="benchmarks: the 31 kernels of benchmarks/RESULTS.md; selection: the model-selection "
+                         "kernels of benchmarks/selection/ (never reported, never tuned on: a model chosen on the "
+                         "31 is chosen on the figures it is then reported by)")
+    ap.add_argument("--kernels", help="comma-separated kernel names (default: all of the suite)")
     ap.add_argument("--hybrid", default="", help="comma-separated kernels on which hybrid (model A) is also timed")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
@@ -51,11 +57,20 @@ def main(argv=None):
     for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, args.b]:
         if not Path(tool).exists():
             raise SystemExit(f"{tool} is missing")
-    names = args.kernels.split(",") if args.kernels else bench.all_kernels()
+    if args.suite == "selection":
+        found = {p.stem: p for p in sorted(SELECTION.glob("*.mlir"))}
+        names = args.kernels.split(",") if args.kernels else list(found)
+        missing = [n for n in names if n not in found]
+        if missing:
+            raise SystemExit(f"no selection kernel named {', '.join(missing)} in {SELECTION}")
+        path_of = found.__getitem__
+    else:
+        names = args.kernels.split(",") if args.kernels else bench.all_kernels()
+        path_of = bench.kernel_path
     hybrid = {k for k in args.hybrid.split(",") if k}
     rows = []
     for name in names:
-        kernel = bench.kernel_path(name)
+        kernel = path_of(name)
         work = Path(tempfile.mkdtemp(prefix=f"autosched-compare-{name}-"))
         a = decide(kernel, args.a, "model", work / "a.mlir")
         b = decide(kernel, args.b, "model", work / "b.mlir")
@@ -113,7 +128,7 @@ def main(argv=None):
                   f"model B {r['speedup']['b'] / r['speedup']['hybrid']:.3f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"a": str(args.a), "b": str(args.b), "machine": bench.machine(),
+        args.json.write_text(json.dumps({"a": str(args.a), "b": str(args.b), "suite": args.suite, "machine": bench.machine(),
                                          "code": bench.code_version(), "reps": args.reps, "rows": rows}, indent=1))
 
 

@@ -1,5 +1,5 @@
 """The benchmarks: every kernel optimized by the pass computes what the original computes
-(PolyBench at small sizes, the DNN layers at theirs; bit for bit), and the harness's smoke
+(PolyBench and the model-selection kernels at small sizes, the DNN layers at theirs; bit for bit), and the harness's smoke
 run works end to end.
 
 Run by scripts/test.sh (`.venv/bin/python -m pytest benchmarks/tests`)."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNELS = sorted(p for d in ("polybench", "dnn") for p in (ROOT / "benchmarks" / d).glob("*.mlir"))
+KERNELS = sorted(p for d in ("polybench", "dnn", "selection") for p in (ROOT / "benchmarks" / d).glob("*.mlir"))
 AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
 PLUGIN = ROOT / "build" / "lib" / "libAffineAutosched.so"
 
@@ -69,10 +69,10 @@ def test_optimized_kernel_computes_the_same(kernel, tmp_path):
     """The pass's output, and the search's three best schedules (whether or not the pass
     applies them), run against the original on the same inputs: bit for bit."""
     small = tmp_path / f"{kernel.stem}.mlir"
-    # PolyBench sizes shrink by scaling; the DNN layers (strided and grouped indices) run
-    # at their own sizes, which take milliseconds.
+    # PolyBench and the selection kernels shrink by scaling; the DNN layers (strided and
+    # grouped indices) run at their own sizes, which take milliseconds.
     text = kernel.read_text()
-    small.write_text(shrink(text) if kernel.parent.name == "polybench" else text)
+    small.write_text(shrink(text) if kernel.parent.name in ("polybench", "selection") else text)
     subprocess.run(["mlir-opt-22", small, "-o", "/dev/null"], check=True)
     optimized = tmp_path / "optimized.mlir"
     script = tmp_path / "chosen.transform.mlir"
@@ -150,6 +150,19 @@ def test_compare_models_smoke(tmp_path):
     assert set(row["speedup"]) == {"a", "b", "hybrid"}, row
     assert row["speedup"]["a"] == row["speedup"]["b"] > 0
     assert row["original_s"] < 0.005 and row["reps"] > 1, row
+
+
+def test_compare_models_takes_the_selection_suite(tmp_path):
+    """--suite selection decides on benchmarks/selection/'s kernels (and names a kernel it lacks)."""
+    out = tmp_path / "compare.json"
+    cmd = [sys.executable, ROOT / "benchmarks" / "compare-models.py", "--b", ROOT / "onnx" / "model.onnx",
+           "--suite", "selection", "--json", out]
+    p = subprocess.run(cmd + ["--kernels", "gram"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(out.read_text())
+    assert got["suite"] == "selection" and [r["kernel"] for r in got["rows"]] == ["gram"]
+    p = subprocess.run(cmd + ["--kernels", "dense"], capture_output=True, text=True, timeout=600)
+    assert p.returncode != 0 and "no selection kernel named dense" in p.stderr, p.stderr
 
 
 BLAS_KERNELS = sorted(p for d in ("polybench", "dnn") for p in (ROOT / "benchmarks" / d).glob("*.blas.c"))
