@@ -12,9 +12,10 @@ the two models agree runs the same code and needs no timing.
 
 Prints one line per kernel and a summary: on the kernels that differ, the geometric mean of
 B's time over A's (below 1: B is faster), and the kernels where either is slower than the
-original. Repetitions as the harness does them: --reps, and for a kernel whose fastest variant
+original. Several candidates (`--b M1 M2`) are labelled b1, b2, ... and timed in the same run as
+A (and hybrid), so their ratios are taken in one run too. Repetitions as the harness does them: --reps, and for a kernel whose fastest variant
 runs under 5 ms a second run with enough to fill about 0.3 s per variant (its figures count). --hybrid KERNELS also runs `evaluator=hybrid` (with model A) on those kernels and
-adds it to the same timing run: model mode's fraction of hybrid per kernel.
+adds it to the same timing run: model mode's fraction of hybrid per kernel and in geometric mean.
 """
 
 import argparse
@@ -42,7 +43,8 @@ def decide(kernel: Path, model: Path, evaluator: str, out: Path) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--a", type=Path, default=ROOT / "onnx" / "model.onnx", help="the reference model (the shipped one)")
-    ap.add_argument("--b", type=Path, required=True, help="the candidate model")
+    ap.add_argument("--b", type=Path, required=True, nargs="+",
+                    help="the candidate model(s); several are labelled b1, b2, ... and timed in the same run")
     ap.add_argument("--suite", choices=["benchmarks", "selection"], default="benchmarks",
                     help="benchmarks: the 31 kernels of benchmarks/RESULTS.md; selection: the model-selection "
                          "kernels of benchmarks/selection/ (never reported, never tuned on: a model chosen on the "
@@ -54,7 +56,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, help="write every decision and timing here")
     args = ap.parse_args(argv)
-    for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, args.b]:
+    for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, *args.b]:
         if not Path(tool).exists():
             raise SystemExit(f"{tool} is missing")
     if args.suite == "selection":
@@ -68,23 +70,32 @@ def main(argv=None):
         names = args.kernels.split(",") if args.kernels else bench.all_kernels()
         path_of = bench.kernel_path
     hybrid = {k for k in args.hybrid.split(",") if k}
+    labels = ["b"] if len(args.b) == 1 else [f"b{i + 1}" for i in range(len(args.b))]
     rows = []
     for name in names:
         kernel = path_of(name)
         work = Path(tempfile.mkdtemp(prefix=f"autosched-compare-{name}-"))
         a = decide(kernel, args.a, "model", work / "a.mlir")
-        b = decide(kernel, args.b, "model", work / "b.mlir")
-        row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "search_seconds")},
-               "b": {k: b[k] for k in ("schedule", "predicted", "search_seconds")}}
-        variants = []
-        if a["schedule"] != b["schedule"]:
-            variants += [("a", work / "a.mlir"), ("b", work / "b.mlir")]
+        row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "search_seconds")}}
+        # Each decision that differs from A's (and from an earlier candidate's) is timed once.
+        timed = {a["schedule"]: "a"}
+        variants, same_as = [], {}
+        for label, model in zip(labels, args.b):
+            b = decide(kernel, model, "model", work / f"{label}.mlir")
+            row[label] = {k: b[k] for k in ("schedule", "predicted", "search_seconds")}
+            if b["schedule"] in timed:
+                same_as[label] = timed[b["schedule"]]
+            else:
+                timed[b["schedule"]] = label
+                variants.append((label, work / f"{label}.mlir"))
+        if variants:
+            variants.insert(0, ("a", work / "a.mlir"))
         if name in hybrid:
             h = decide(kernel, args.a, "hybrid", work / "hybrid.mlir")
             row["hybrid"] = {k: h[k] for k in ("schedule", "predicted", "measured", "search_seconds")}
-            variants.append(("hybrid", work / "hybrid.mlir"))
-            if a["schedule"] == b["schedule"]:
+            if not variants:
                 variants.append(("a", work / "a.mlir"))
+            variants.append(("hybrid", work / "hybrid.mlir"))
         if variants:
             try:
                 # The harness's rule: a kernel of a few milliseconds is timed again with enough
@@ -104,32 +115,45 @@ def main(argv=None):
                     raise SystemExit(f"{name}: variant {label} computes something else: {v['detail']}")
                 row.setdefault("speedup", {})[label] = original / v["median"]
                 row.setdefault("mad", {})[label] = v["relative_mad"]
-            if "b" not in row["speedup"]:
-                row["speedup"]["b"] = row["speedup"]["a"]
+            for label, other in same_as.items():
+                row["speedup"][label] = row["speedup"][other]
         rows.append(row)
         sp = row.get("speedup", {})
-        same = a["schedule"] == b["schedule"]
-        line = f"{name:18} {'same' if same else 'DIFFERENT'}"
+        differs = [lb for lb in labels if row[lb]["schedule"] != a["schedule"]]
+        line = f"{name:18} {'DIFFERENT: ' + ','.join(differs) if differs else 'same'}"
         if sp:
             line += "  " + "  ".join(f"{k} {v:.2f}x (MAD {100 * row['mad'].get(k, 0):.1f}%)" for k, v in sp.items())
         print(line, flush=True)
-        if not same:
-            print(f"{'':18}   a: {a['schedule'] or '(kept)'}\n{'':18}   b: {b['schedule'] or '(kept)'}", flush=True)
-    differ = [r for r in rows if r["a"]["schedule"] != r["b"]["schedule"]]
-    if differ:
-        ratio = math.exp(sum(math.log(r["speedup"]["a"] / r["speedup"]["b"]) for r in differ) / len(differ))
-        print(f"\n{len(differ)} of {len(rows)} kernels decided differently; geometric mean of B's time over A's "
-              f"there: {ratio:.3f} (below 1: B faster)")
-    else:
-        print(f"\nall {len(rows)} kernels decided the same")
-    for r in rows:
-        if "hybrid" in r.get("speedup", {}):
-            print(f"{r['kernel']}: model A {r['speedup']['a'] / r['speedup']['hybrid']:.3f} of hybrid, "
-                  f"model B {r['speedup']['b'] / r['speedup']['hybrid']:.3f}")
+        if differs:
+            for lb in ["a"] + differs:
+                print(f"{'':18}   {lb}: {row[lb]['schedule'] or '(kept)'}", flush=True)
+    summary = {}
+    for label in labels:
+        differ = [r for r in rows if r["a"]["schedule"] != r[label]["schedule"]]
+        name = label.upper() if label == "b" else label
+        if differ:
+            ratio = math.exp(sum(math.log(r["speedup"]["a"] / r["speedup"][label]) for r in differ) / len(differ))
+            print(f"\n{name}: {len(differ)} of {len(rows)} kernels decided differently; geometric mean of its time over "
+                  f"A's there: {ratio:.3f} (below 1: faster than A)")
+        else:
+            ratio = None
+            print(f"\n{name}: all {len(rows)} kernels decided as A")
+        summary[label] = {"differ": len(differ), "time_over_a": ratio}
+    with_hybrid = [r for r in rows if "hybrid" in r.get("speedup", {})]
+    for r in with_hybrid:
+        print(f"{r['kernel']}: of hybrid, model A {r['speedup']['a'] / r['speedup']['hybrid']:.3f}"
+              + "".join(f", {lb} {r['speedup'][lb] / r['speedup']['hybrid']:.3f}" for lb in labels))
+    if with_hybrid:
+        for lb in ["a"] + labels:
+            g = math.exp(sum(math.log(r["speedup"][lb] / r["speedup"]["hybrid"]) for r in with_hybrid) / len(with_hybrid))
+            print(f"model {lb}: {g:.3f} of hybrid in geometric mean over {len(with_hybrid)} kernels")
+            summary.setdefault(lb, {})["of_hybrid"] = g
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"a": str(args.a), "b": str(args.b), "suite": args.suite, "machine": bench.machine(),
-                                         "code": bench.code_version(), "reps": args.reps, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"a": str(args.a), "b": [str(m) for m in args.b], "labels": labels,
+                                         "suite": args.suite, "machine": bench.machine(),
+                                         "code": bench.code_version(), "reps": args.reps, "summary": summary,
+                                         "rows": rows}, indent=1))
 
 
 if __name__ == "__main__":

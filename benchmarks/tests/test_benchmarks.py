@@ -137,19 +137,38 @@ def test_harness_smoke(tmp_path):
 
 def test_compare_models_smoke(tmp_path):
     """benchmarks/compare-models.py with the shipped model on both sides: the same decision
-    (the search is deterministic), and hybrid timed beside it in one checked run; atax runs in
-    milliseconds, so it is timed again with the repetitions that fill ~0.3 s (the harness's rule)."""
+    (the search is deterministic), and hybrid timed beside it in one checked run."""
     out = tmp_path / "compare.json"
     p = subprocess.run([sys.executable, ROOT / "benchmarks" / "compare-models.py", "--b", ROOT / "onnx" / "model.onnx",
                         "--kernels", "atax", "--hybrid", "atax", "--reps", "1", "--warmup", "0", "--json", out],
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
-    assert "all 1 kernels decided the same" in p.stdout, p.stdout
+    assert "B: all 1 kernels decided as A" in p.stdout, p.stdout
     row = json.loads(out.read_text())["rows"][0]
     assert row["a"]["schedule"] == row["b"]["schedule"]
     assert set(row["speedup"]) == {"a", "b", "hybrid"}, row
     assert row["speedup"]["a"] == row["speedup"]["b"] > 0
-    assert row["original_s"] < 0.005 and row["reps"] > 1, row
+    assert row["reps"] >= 1, row
+
+
+def test_a_kernel_of_a_few_milliseconds_is_timed_again_with_more_repetitions(monkeypatch, tmp_path):
+    """run.time_filled (the harness's and compare-models' timing): a run whose fastest variant
+    is under SHORT_KERNEL_SECONDS is repeated with enough repetitions to fill ~0.3 s per variant
+    (at most 500), and that run's figures are returned; a longer kernel is timed once."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run as harness
+    calls = []
+
+    def fake(kernel, function, variants, reps, warmup, threads, work, fastest=None):
+        calls.append(reps)
+        return {"reps": reps, "variants": [{"label": "original", "median": fastest}]}, f"run {len(calls)}"
+
+    for fastest, expected in [(0.002, [5, 150]), (0.0001, [5, 500]), (0.004, [5, 75]), (0.05, [5])]:
+        calls.clear()
+        monkeypatch.setattr(harness, "time_variants", lambda *a, f=fastest: fake(*a, fastest=f))
+        timing, out = harness.time_filled(Path("k.mlir"), "f", [], 5, 1, 2, tmp_path)
+        assert calls == expected, (fastest, calls)
+        assert timing["reps"] == expected[-1] and out == f"run {len(expected)}"
 
 
 def test_compare_models_takes_the_selection_suite(tmp_path):
