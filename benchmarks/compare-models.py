@@ -12,10 +12,12 @@ the two models agree runs the same code and needs no timing.
 
 Prints one line per kernel and a summary: on the kernels that differ, the geometric mean of
 B's time over A's (below 1: B is faster), and the kernels where either is slower than the
-original. Several candidates (`--b M1 M2`) are labelled b1, b2, ... and timed in the same run as
-A (and hybrid), so their ratios are taken in one run too. Repetitions as the harness does them: --reps, and for a kernel whose fastest variant
-runs under 5 ms a second run with enough to fill about 0.3 s per variant (its figures count). --hybrid KERNELS also runs `evaluator=hybrid` (with model A) on those kernels and
-adds it to the same timing run: model mode's fraction of hybrid per kernel and in geometric mean.
+original. Several candidates (`--b M1 M2`) are labelled b1, b2, ... and timed in the same run
+as A (and hybrid), so their ratios are taken in one run too. Repetitions as the harness does
+them: --reps, and for a kernel whose fastest variant runs under 5 ms a second run with enough
+to fill about 0.3 s per variant (its figures count). --hybrid KERNELS also runs
+`evaluator=hybrid` (with model A) on those kernels and adds it to the same timing run: model
+mode's fraction of hybrid per kernel and in geometric mean.
 """
 
 import argparse
@@ -59,21 +61,17 @@ def main(argv=None):
     for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, *args.b]:
         if not Path(tool).exists():
             raise SystemExit(f"{tool} is missing")
+    dirs = [SELECTION] if args.suite == "selection" else bench.KERNEL_DIRS
+    names = args.kernels.split(",") if args.kernels else bench.all_kernels(dirs)
     if args.suite == "selection":
-        found = {p.stem: p for p in sorted(SELECTION.glob("*.mlir"))}
-        names = args.kernels.split(",") if args.kernels else list(found)
-        missing = [n for n in names if n not in found]
+        missing = sorted(set(names) - set(bench.all_kernels(dirs)))
         if missing:
             raise SystemExit(f"no selection kernel named {', '.join(missing)} in {SELECTION}")
-        path_of = found.__getitem__
-    else:
-        names = args.kernels.split(",") if args.kernels else bench.all_kernels()
-        path_of = bench.kernel_path
     hybrid = {k for k in args.hybrid.split(",") if k}
     labels = ["b"] if len(args.b) == 1 else [f"b{i + 1}" for i in range(len(args.b))]
     rows = []
     for name in names:
-        kernel = path_of(name)
+        kernel = bench.kernel_path(name, dirs)
         work = Path(tempfile.mkdtemp(prefix=f"autosched-compare-{name}-"))
         a = decide(kernel, args.a, "model", work / "a.mlir")
         row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "search_seconds")}}

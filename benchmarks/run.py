@@ -45,15 +45,15 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNEL_DIRS = [ROOT / "benchmarks" / "polybench", ROOT / "benchmarks" / "dnn"]
 
 
-def kernel_path(name: str) -> Path:
-    for d in KERNEL_DIRS:
+def kernel_path(name: str, dirs=KERNEL_DIRS) -> Path:
+    for d in dirs:
         if (d / f"{name}.mlir").exists():
             return d / f"{name}.mlir"
-    raise SystemExit(f"no kernel named {name} in {', '.join(str(d) for d in KERNEL_DIRS)}")
+    raise SystemExit(f"no kernel named {name} in {', '.join(str(d) for d in dirs)}")
 
 
-def all_kernels() -> list:
-    return sorted(p.stem for d in KERNEL_DIRS for p in d.glob("*.mlir"))
+def all_kernels(dirs=KERNEL_DIRS) -> list:
+    return sorted(p.stem for d in dirs for p in d.glob("*.mlir"))
 AUTOSCHED = ROOT / "build" / "cargo" / "release" / "autosched"
 PLUGIN = ROOT / "build" / "lib" / "libAffineAutosched.so"
 MLIR_OPT = "mlir-opt-22"
@@ -227,14 +227,15 @@ def time_variants(kernel: Path, function: str, variants, reps, warmup, threads, 
     return json.loads((work / "timing.json").read_text()), out
 
 
-def time_filled(kernel: Path, function: str, variants, reps, warmup, threads, work: Path, log=lambda _: None):
-    """time_variants, and for a kernel of a few milliseconds (its fastest variant under
-    SHORT_KERNEL_SECONDS) a second run with enough repetitions to fill ~0.3 s per variant, so
-    that timer and scheduling noise average out; that run's figures are the ones returned."""
+def time_filled(kernel: Path, function: str, variants, reps, warmup, threads, work: Path, log=lambda _: None,
+                fill=True):
+    """time_variants, and (with `fill`) for a kernel of a few milliseconds (its fastest variant
+    under SHORT_KERNEL_SECONDS) a second run with enough repetitions to fill ~0.3 s per variant,
+    so that timer and scheduling noise average out; that run's figures are the ones returned."""
     log(f"  measuring {len(variants) + 1} variants, {reps} repetitions")
     timing, out = time_variants(kernel, function, variants, reps, warmup, threads, work)
     fastest = min(v["median"] for v in timing["variants"])
-    if 0 < fastest < SHORT_KERNEL_SECONDS:
+    if fill and 0 < fastest < SHORT_KERNEL_SECONDS:
         more = min(500, max(reps, int(0.3 / fastest)))
         log(f"  measuring {len(variants) + 1} variants again, {more} repetitions (fastest {fastest * 1e3:.2f} ms)")
         timing, out = time_variants(kernel, function, variants, more, warmup, threads, work)
@@ -294,11 +295,8 @@ def measure_kernel(name: str, args, work: Path, previous: dict) -> dict:
     blas = kernel.with_suffix(".blas.c")
     if blas.exists() and c_library(kernel, function, CLANG_FLAGS, work / "blas.so", work, blas, BLAS_LIBS):
         variants.append(("blas", work / "blas.so"))
-    if args.quick:
-        log(f"  measuring {len(variants) + 1} variants, {args.reps} repetitions")
-        timing, out = time_variants(kernel, function, variants, args.reps, args.warmup, args.threads, work)
-    else:
-        timing, out = time_filled(kernel, function, variants, args.reps, args.warmup, args.threads, work, log)
+    timing, out = time_filled(kernel, function, variants, args.reps, args.warmup, args.threads, work, log,
+                              fill=not args.quick)
     result["timing"] = timing
     result["measure_output"] = out
     result["reps"] = timing["reps"]
