@@ -7,6 +7,7 @@ the two models agree runs the same code and needs no timing.
 
     .venv/bin/python benchmarks/compare-models.py --b build/cand/model.onnx
     .venv/bin/python benchmarks/compare-models.py --b build/cand/model.onnx --suite selection
+    .venv/bin/python benchmarks/compare-models.py --b onnx/model.onnx@beam-width=32 --suite selection
     .venv/bin/python benchmarks/compare-models.py --a onnx/model.onnx --b M.onnx --kernels doitgen,dense \
         --json build/compare.json
 
@@ -35,18 +36,28 @@ bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 
 
-def decide(kernel: Path, model: Path, evaluator: str, out: Path) -> dict:
-    info = bench.ours(kernel, evaluator, out, f"model={model}")
+def candidate(spec) -> tuple[Path, str]:
+    """A model and the pass options it runs with: `MODEL` or `MODEL@key=value,key=value`
+    (`onnx/model.onnx@beam-width=32`: the same model with a wider search)."""
+    model, _, options = str(spec).partition("@")
+    return Path(model), " ".join(o for o in options.split(",") if o)
+
+
+def decide(kernel: Path, spec, evaluator: str, out: Path) -> dict:
+    model, options = candidate(spec)
+    info = bench.ours(kernel, evaluator, out, f"model={model}" + (f" {options}" if options else ""))
     if not info["ok"]:
-        raise SystemExit(f"{kernel.stem}: the pass failed with {model}: {info['error'][-800:]}")
+        raise SystemExit(f"{kernel.stem}: the pass failed with {spec}: {info['error'][-800:]}")
     return info
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--a", type=Path, default=ROOT / "onnx" / "model.onnx", help="the reference model (the shipped one)")
-    ap.add_argument("--b", type=Path, required=True, nargs="+",
-                    help="the candidate model(s); several are labelled b1, b2, ... and timed in the same run")
+    ap.add_argument("--a", default=str(ROOT / "onnx" / "model.onnx"),
+                    help="the reference model (the shipped one); MODEL@key=value,... adds pass options")
+    ap.add_argument("--b", required=True, nargs="+",
+                    help="the candidate model(s); several are labelled b1, b2, ... and timed in the same run; "
+                         "MODEL@key=value,... runs one with pass options (MODEL@beam-width=32)")
     ap.add_argument("--suite", choices=["benchmarks", "selection"], default="benchmarks",
                     help="benchmarks: the 31 kernels of benchmarks/RESULTS.md; selection: the model-selection "
                          "kernels of benchmarks/selection/ (never reported, never tuned on: a model chosen on the "
@@ -58,7 +69,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, help="write every decision and timing here")
     args = ap.parse_args(argv)
-    for tool in [bench.AUTOSCHED, bench.PLUGIN, args.a, *args.b]:
+    for tool in [bench.AUTOSCHED, bench.PLUGIN, *(candidate(m)[0] for m in [args.a, *args.b])]:
         if not Path(tool).exists():
             raise SystemExit(f"{tool} is missing")
     dirs = [SELECTION] if args.suite == "selection" else bench.KERNEL_DIRS
@@ -74,13 +85,13 @@ def main(argv=None):
         kernel = bench.kernel_path(name, dirs)
         work = Path(tempfile.mkdtemp(prefix=f"autosched-compare-{name}-"))
         a = decide(kernel, args.a, "model", work / "a.mlir")
-        row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "search_seconds")}}
+        row = {"kernel": name, "a": {k: a[k] for k in ("schedule", "predicted", "scored", "search_seconds")}}
         # Each decision that differs from A's (and from an earlier candidate's) is timed once.
         timed = {a["schedule"]: "a"}
         variants, same_as = [], {}
         for label, model in zip(labels, args.b):
             b = decide(kernel, model, "model", work / f"{label}.mlir")
-            row[label] = {k: b[k] for k in ("schedule", "predicted", "search_seconds")}
+            row[label] = {k: b[k] for k in ("schedule", "predicted", "scored", "search_seconds")}
             if b["schedule"] in timed:
                 same_as[label] = timed[b["schedule"]]
             else:

@@ -234,9 +234,10 @@ def main(argv=None):
         scratch = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"],
                             heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))
         rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for i in train_p])
-        scratch.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+        train_rows = data.comp_rows(rows)
+        scratch.set_normalization(train_rows.mean(axis=0), train_rows.std(axis=0))
         if cfg.get("derive"):
-            scratch.set_derived_normalization(data.comps[rows])
+            scratch.set_derived_normalization(train_rows)
         scratch_args = argparse.Namespace(**{**vars(args), "max_lr": 1e-3, "epochs": max(args.epochs, 40),
                                              "patience": 10})
         fit(scratch, data, train_p, val_p, MODES["all"], scratch_args, "from scratch")

@@ -15,15 +15,28 @@ import torch
 TREE_FILES = ["comp_children", "comp_counts", "loop_children", "loop_counts", "root_children", "root_counts"]
 
 
+def digest(path):
+    """A file's content digest (16 hex digits): what a model records of the data it saw."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
+
+
 class Featurized:
     def __init__(self, directory):
         d = pathlib.Path(directory)
         self.dir = d
         self.meta = json.loads((d / "meta.json").read_text())
         self.layout = json.loads((d / "layout.json").read_text())
-        self.comps = np.load(d / "comps.npy")
+        # The large tensors are mapped, not read: two trainings on one host share one copy
+        # in the page cache (a batch's inputs are copies, see `inputs`).
+        self.comps = np.load(d / "comps.npy", mmap_mode="r")
         self.offsets = np.load(d / "comp_offsets.npy")
-        self.tree = {name: np.load(d / f"{name}.npy") for name in TREE_FILES}
+        self.tree = {name: np.load(d / f"{name}.npy", mmap_mode="r") for name in TREE_FILES}
+        # Feature columns read as zero (train.py --drop-features), applied to copies.
+        self.zeroed = []
         self.speedup = np.load(d / "speedup.npy").astype(np.float32)
         self.program = np.load(d / "program.npy")
         self.noisy = np.load(d / "noisy.npy").astype(bool)
@@ -51,6 +64,17 @@ class Featurized:
         self.children_used = np.maximum(cc.max(axis=(1, 2)), lc.max(axis=(1, 2)))
         self.children_used = np.maximum(self.children_used, self.tree["root_counts"])
         self.comps_used = np.diff(self.offsets)
+
+    def zero_features(self, columns):
+        """From now on the columns `columns` read as zero in `inputs` and `comp_rows`."""
+        self.zeroed = sorted(set(self.zeroed) | set(int(c) for c in columns))
+
+    def comp_rows(self, rows):
+        """A copy of the computation vectors `rows`, with the zeroed columns zero."""
+        out = np.array(self.comps[rows], dtype=np.float32)
+        if self.zeroed:
+            out[:, self.zeroed] = 0.0
+        return out
 
     def __len__(self):
         return len(self.speedup)
@@ -96,6 +120,8 @@ class Featurized:
         for row, i in enumerate(idx):
             lo, hi = self.offsets[i], self.offsets[i + 1]
             comps[row, : hi - lo] = self.comps[lo:hi]
+        if self.zeroed:
+            comps[:, :, self.zeroed] = 0.0
         return [
             torch.from_numpy(comps),
             torch.from_numpy(np.ascontiguousarray(t["comp_children"][idx, :d, :s, :c])),

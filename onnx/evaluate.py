@@ -5,7 +5,8 @@ featurized data: the dataset's test programs, or a chunk of programs never train
     .venv/bin/python onnx/evaluate.py --checkpoints M0/model.pt M1/model.pt --data HELD_OUT_CHUNK --json out.json
 
 --split test takes the test programs of train.py's split (--split-seed, 1 as for the shipped
-networks); --split all every program of --data (a chunk kept out of training). Prints
+networks); --split all every program of --data (a chunk kept out of training). --unseen-by
+MODEL_JSON leaves out the programs a model saw in training (data that grew after it). Prints
 Spearman, nDCG@5 and MAPE of the ensemble (the geometric mean of the members' intervals,
 as onnx/export.py builds it) and of each member, overall and per class; and the ensemble's
 first choice among each program's measured schedules as a fraction of the best one, by how far
@@ -35,6 +36,9 @@ def parse_args(argv):
     p.add_argument("--data", required=True, help="`autosched featurize` output")
     p.add_argument("--split", choices=["test", "all"], default="all")
     p.add_argument("--split-seed", type=int, default=1)
+    p.add_argument("--unseen-by", nargs="+", default=[], metavar="MODEL_JSON",
+                   help="leave out the programs any of these models trained or validated on "
+                        "(model.json's training.seen_programs): comparing models on data that grew")
     p.add_argument("--json", help="write the figures here")
     p.add_argument("--threads", type=int, default=0)
     return p.parse_args(argv)
@@ -49,9 +53,17 @@ def main(argv=None):
         _, _, programs = data_mod.split_programs(data.programs, args.split_seed)
     else:
         programs = np.arange(len(data.programs))
+    seen = set()
+    for path in args.unseen_by:
+        training = json.loads(pathlib.Path(path).read_text()).get("training", {})
+        if "seen_programs" not in training:
+            raise SystemExit(f"--unseen-by {path}: no training.seen_programs in it")
+        seen |= set(training["seen_programs"])
+    if seen:
+        programs = np.array([i for i in programs if data.programs[i] not in seen], dtype=np.int64)
     models = [adapt.load_base(c, data.layout["hash"])[0].eval() for c in args.checkpoints]
     whole = models[0] if len(models) == 1 else Ensemble(models).eval()
-    out = {"data": args.data, "split": args.split, "programs": int(len(programs)),
+    out = {"data": args.data, "split": args.split, "unseen_by": args.unseen_by, "programs": int(len(programs)),
            "checkpoints": args.checkpoints}
     with torch.no_grad():
         fig, preds = train_mod.evaluate(whole, data, programs, torch.device("cpu"), 32)

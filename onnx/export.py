@@ -79,6 +79,18 @@ def unknown(model, k=1):
     return torch.zeros(networks(model), k, embed_size(model))
 
 
+def seen_programs(data, members):
+    """The programs any member trained or validated on: the training and validation splits of
+    its data and all of its --extra-data (what a later evaluation must leave out)."""
+    train_p, val_p, _ = data_mod.split_programs(data.programs, members[0][1]["args"]["split_seed"])
+    seen = {data.programs[i] for i in np.concatenate([train_p, val_p])}
+    for _, cfg in members:
+        extra = cfg["args"].get("extra_data")
+        if extra:
+            seen |= set(json.loads((pathlib.Path(extra) / "meta.json").read_text())["programs"])
+    return sorted(seen)
+
+
 def min_work(data, members):
     """The smallest work (`autosched featurize`'s per-program `work`: iterations of all
     computations) among the programs any member was trained on: the training split of its
@@ -244,6 +256,10 @@ def main(argv=None):
         "graph_optimized": optimized,
         "training": cfg,
     }
+    # What report.py and evaluate.py --unseen-by read: the data this model saw, so that a later
+    # dataset (grown, merged) is scored only on programs it never saw.
+    info["training"] = {**cfg, "data_stamp": data_mod.digest(args.dataset),
+                        "seen_programs": seen_programs(data, list(zip(args.checkpoint, (c for _, c in loaded))))}
     if calibration:
         info["ensemble_calibration"] = calibration
     if metrics_path.exists():

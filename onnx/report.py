@@ -36,7 +36,6 @@ Steps, all on the real-size dataset split by program (the split of train.py):
 """
 
 import argparse
-import hashlib
 import json
 import pathlib
 import re
@@ -84,12 +83,7 @@ def content_stamp(path):
     return digest(path)
 
 
-def digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:16]
+digest = data_mod.digest
 
 
 # train.py --drop-features: the working-set fields of layout 4, the strides of layout 5.

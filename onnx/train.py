@@ -254,7 +254,7 @@ def main(argv=None):
         if not args.derive_inner:
             # (With --derive-inner the derived features read these columns: the scale of
             # zero below is what keeps the encoder from reading them directly.)
-            data.comps[:, dropped] = 0.0
+            data.zero_features(dropped)
     train_p, val_p, test_p = data_mod.split_programs(data.programs, args.split_seed)
     if args.train_fraction < 1.0:
         keep = max(1, int(round(args.train_fraction * len(train_p))))
@@ -299,9 +299,11 @@ def main(argv=None):
     boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), args.heads))
                             .astype(np.float32))
     rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for b in train_batches for i in b])
-    model.set_normalization(data.comps[rows].mean(axis=0), data.comps[rows].std(axis=0))
+    train_rows = data.comp_rows(rows)
+    model.set_normalization(train_rows.mean(axis=0), train_rows.std(axis=0))
     if args.derive_inner:
-        model.set_derived_normalization(data.comps[rows])
+        model.set_derived_normalization(train_rows)
+    del train_rows
     encoder_params = list(model.comp_mlp.parameters())
     frozen = False
     if args.pretrained:

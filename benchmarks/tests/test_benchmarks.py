@@ -184,6 +184,23 @@ def test_compare_models_takes_the_selection_suite(tmp_path):
     assert p.returncode != 0 and "no selection kernel named dense" in p.stderr, p.stderr
 
 
+def test_compare_models_runs_a_candidate_with_pass_options(tmp_path):
+    """--b MODEL@key=value,...: the same model under other pass options reaches the pass (a
+    beam of one decides with fewer schedules scored; an option out of range fails naming it)."""
+    out = tmp_path / "compare.json"
+    model = ROOT / "onnx" / "model.onnx"
+    cmd = [sys.executable, ROOT / "benchmarks" / "compare-models.py", "--suite", "selection", "--kernels", "gram",
+           "--reps", "1", "--warmup", "0", "--json", out]
+    p = subprocess.run(cmd + ["--b", f"{model}@beam-width=1"], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(out.read_text())
+    assert got["b"] == [f"{model}@beam-width=1"]
+    row = got["rows"][0]
+    assert 0 < row["b"]["scored"] < row["a"]["scored"], row
+    p = subprocess.run(cmd + ["--b", f"{model}@beam-width=0"], capture_output=True, text=True, timeout=600)
+    assert p.returncode != 0 and "beam-width" in p.stderr, p.stderr[-3000:]
+
+
 BLAS_KERNELS = sorted(p for d in ("polybench", "dnn") for p in (ROOT / "benchmarks" / d).glob("*.blas.c"))
 
 

@@ -704,6 +704,57 @@ def test_evaluate_gives_a_checkpoints_held_out_figures_alone_and_as_an_ensemble(
     assert all(-1 <= m["spearman"] <= 1 for m in got["members"])
 
 
+def test_evaluate_leaves_out_the_programs_a_model_saw(trained, tmp_path):
+    """--unseen-by MODEL_JSON drops the programs of its training.seen_programs from the split,
+    and a model.json without them is refused rather than read as having seen nothing."""
+    import evaluate
+    tmp, _ = trained
+    feats, ckpt = tmp / "features", tmp / "run" / "model.pt"
+    programs = data_mod.Featurized(feats).programs
+    seen = tmp_path / "model.json"
+    seen.write_text(json.dumps({"training": {"seen_programs": programs[:3]}}))
+    out = tmp_path / "unseen.json"
+    assert evaluate.main(["--checkpoints", str(ckpt), "--data", str(feats), "--unseen-by", str(seen),
+                          "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["programs"] == len(programs) - 3
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps({"training": {}}))
+    with pytest.raises(SystemExit):
+        evaluate.main(["--checkpoints", str(ckpt), "--data", str(feats), "--unseen-by", str(bare)])
+
+
+def test_an_exported_model_records_the_programs_it_saw(trained, tmp_path):
+    """export.seen_programs: every member's training and validation programs and its extra
+    data, never a test program (what evaluate.py --unseen-by and report.py leave out)."""
+    tmp, _ = trained
+    data = data_mod.Featurized(tmp / "features")
+    cfg = export.load_model(tmp / "run" / "model.pt")[1]
+    train_p, val_p, test_p = data_mod.split_programs(data.programs, cfg["args"]["split_seed"])
+    alone = export.seen_programs(data, [("a.pt", cfg)])
+    assert set(alone) == {data.programs[i] for i in np.concatenate([train_p, val_p])}
+    assert not set(alone) & {data.programs[i] for i in test_p}
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "meta.json").write_text(json.dumps({"programs": ["elsewhere-p0"]}))
+    extra = {**cfg, "args": {**cfg["args"], "extra_data": str(small)}}
+    assert set(export.seen_programs(data, [("a.pt", cfg), ("b.pt", extra)])) == set(alone) | {"elsewhere-p0"}
+
+
+def test_zeroed_features_read_as_zero_without_writing_the_mapped_tensors(trained):
+    """Featurized maps its large tensors read-only (two trainings share one copy); dropped
+    columns are zeroed in the copies `inputs` and `comp_rows` hand out, never in the files."""
+    tmp, _ = trained
+    d = data_mod.Featurized(tmp / "features")
+    assert not d.comps.flags.writeable
+    cols = [int(j) for j in np.nonzero(np.abs(d.comps).sum(axis=0))[0][:3]]
+    before = np.array(d.comps[:, cols])
+    d.zero_features(cols)
+    assert np.array_equal(d.comps[:, cols], before) and before.any()
+    assert not d.comp_rows(np.arange(d.offsets[-1]))[:, cols].any()
+    x = d.inputs(np.arange(min(8, len(d))))
+    assert not x[0][:, :, cols].any()
+
+
 def test_the_domain_spans_every_members_training_data_and_a_missing_one_stops_the_export_first(trained, tmp_path):
     """export.min_work: the smallest work any member trained on, its --extra-data included;
     a member whose extra data is gone fails before anything is exported."""
