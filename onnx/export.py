@@ -200,7 +200,8 @@ def main(argv=None):
     data = data_mod.Featurized(args.data)
     if data.layout["hash"] != cfg["layout_hash"]:
         raise SystemExit(f"{args.data} has layout {data.layout['hash']}, the model was trained on {cfg['layout_hash']}")
-    domain = min_work(data, list(zip(args.checkpoint, (c for _, c in loaded))))
+    trained = list(zip(args.checkpoint, (c for _, c in loaded)))
+    domain = min_work(data, trained)
     calibration = None
     if len(loaded) == 1:
         model = loaded[0][0]
@@ -254,12 +255,10 @@ def main(argv=None):
         "networks": len(loaded),
         "min_work": domain,
         "graph_optimized": optimized,
-        "training": cfg,
+        # What report.py and evaluate.py --unseen-by read: the data this model saw, so that a
+        # later dataset (grown, merged) is scored only on programs it never saw.
+        "training": {**cfg, "data_stamp": data_mod.digest(args.dataset), "seen_programs": seen_programs(data, trained)},
     }
-    # What report.py and evaluate.py --unseen-by read: the data this model saw, so that a later
-    # dataset (grown, merged) is scored only on programs it never saw.
-    info["training"] = {**cfg, "data_stamp": data_mod.digest(args.dataset),
-                        "seen_programs": seen_programs(data, list(zip(args.checkpoint, (c for _, c in loaded))))}
     if calibration:
         info["ensemble_calibration"] = calibration
     if metrics_path.exists():

@@ -756,15 +756,10 @@ def main(argv=None):
         for old in shipped.parent.glob(shipped.stem + ".seed*.pt"):
             if old.name not in {shipped.with_suffix(f".seed{k}.pt").name for k in range(1, len(members))}:
                 old.unlink()
+        # (export.py recorded the data's stamp and the programs the model saw.)
         info = json.loads(info_path.read_text())
-        info["training"]["data_stamp"] = stamp
         info["checkpoints"] = sources
         info["ensemble_test"] = ensemble
-        info_path.write_text(json.dumps(info, indent=1))
-    info = json.loads(info_path.read_text())
-    if info.get("training", {}).get("data_stamp") == stamp and "seen_programs" not in info["training"]:
-        # What the next report must not score this model on.
-        info["training"]["seen_programs"] = sorted(data.programs[i] for i in np.concatenate([train_p, val_p]))
         info_path.write_text(json.dumps(info, indent=1))
     cfg = trained_cfg
 
