@@ -81,15 +81,28 @@ def split(n_programs, held_out, seed):
     return rest[v:], rest[:v], order[:h]
 
 
-def load_base(path, layout_hash):
+def load_base(path, data):
+    """The base network, for `data`'s layout: a network of an earlier layout (its
+    layout.json beside it) is widened to it, the added columns at zero weight (it predicts
+    as before; train.widened_state) and standardized on `data`."""
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    cfg = ckpt["config"]
-    if cfg["layout_hash"] != layout_hash:
-        raise SystemExit(f"{path} was trained on layout {cfg['layout_hash']}; the new data has {layout_hash} "
-                         "(featurize it with the same build as the shipped model)")
-    model = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"], heads=cfg.get("heads", 1),
-                      laplace=cfg.get("laplace"), derive=cfg.get("derive"))
-    model.load_state_dict(ckpt["state"])
+    cfg = dict(ckpt["config"])
+    layout = data.layout
+    model = CostModel(layout["features"], dropout=cfg["dropout"], residual=cfg["residual"],
+                      heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))
+    if cfg["layout_hash"] == layout["hash"]:
+        model.load_state_dict(ckpt["state"])
+        return model, cfg
+    beside = pathlib.Path(path).with_name("layout.json")
+    earlier = json.loads(beside.read_text()) if beside.exists() else None
+    if earlier is None or earlier["hash"] != cfg["layout_hash"] or cfg.get("derive"):
+        raise SystemExit(f"{path} was trained on layout {cfg['layout_hash']}; the new data has {layout['hash']} "
+                         f"(featurize it with the same build as the shipped model, or put the model's layout.json "
+                         f"beside it)")
+    rows = data.comp_rows(np.arange(len(data.comps)))
+    model.set_normalization(rows.mean(axis=0), rows.std(axis=0))
+    model.load_state_dict(train_mod.widened_state(ckpt["state"], model.state_dict(), earlier, layout))
+    cfg.update(features=layout["features"], layout_hash=layout["hash"], widened_from=earlier["hash"])
     return model, cfg
 
 
@@ -185,7 +198,7 @@ def main(argv=None):
         train_p = train_p[:args.fine_tune_programs]
     if len(train_p) == 0:
         raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
-    loaded = [load_base(b, data.layout["hash"]) for b in args.base]
+    loaded = [load_base(b, data) for b in args.base]
     cfg = loaded[0][1]
     models = [m for m, _ in loaded]
 

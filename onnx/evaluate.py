@@ -61,7 +61,7 @@ def main(argv=None):
         seen |= set(training["seen_programs"])
     if seen:
         programs = np.array([i for i in programs if data.programs[i] not in seen], dtype=np.int64)
-    models = [adapt.load_base(c, data.layout["hash"])[0].eval() for c in args.checkpoints]
+    models = [adapt.load_base(c, data)[0].eval() for c in args.checkpoints]
     whole = models[0] if len(models) == 1 else Ensemble(models).eval()
     out = {"data": args.data, "split": args.split, "unseen_by": args.unseen_by, "programs": int(len(programs)),
            "checkpoints": args.checkpoints}
@@ -73,8 +73,8 @@ def main(argv=None):
         out["members"] = [adapt.figures(m, data, programs) for m in models] if len(models) > 1 else []
     print(f"{args.data} ({args.split}, {len(programs)} programs)")
     for name, f in fig.items():
-        if name == "all" or name.startswith("class:"):
-            print(f"  {name:28} Spearman {f['spearman']:.3f}  nDCG@5 {f['ndcg@5']:.3f}  MAPE {100 * f['mape']:.1f}%"
+        if name == "all" or name.startswith("class:") or name.startswith("host:"):
+            print(f"  {name:40} Spearman {f['spearman']:.3f}  nDCG@5 {f['ndcg@5']:.3f}  MAPE {100 * f['mape']:.1f}%"
                   f"  ({f.get('programs', '?')} programs)")
     for name, f in out["picks"].items():
         print(f"  first choice, programs {name:10} {f['pick_over_best']:.3f} of the best measured (geomean), "

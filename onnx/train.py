@@ -64,6 +64,10 @@ def parse_args(argv):
                         "of the same layout and shape (--heads/--laplace): fine-tuning, e.g. with --rank-weight "
                         "as the thesis fine-tuned a regression model for ranking; the starting model competes "
                         "as epoch 0, so a fine-tuning that does not help keeps it")
+    p.add_argument("--init-layout", metavar="LAYOUT_JSON",
+                   help="the layout --init was trained on, when the data's is a later one (default: layout.json "
+                        "beside --init): its columns keep their weights, the columns the later layout added start "
+                        "at zero weight (so the starting model predicts as before) with the data's standardization")
     p.add_argument("--select", choices=["loss", "ranking"], default="loss",
                    help="validation figure that picks the best epoch and stops early: loss (the regression "
                         "loss being minimized) or ranking (mean of validation Spearman and nDCG@5)")
@@ -235,6 +239,37 @@ def breakdown(preds, data, idx):
 RUN_TIME_BUCKETS = [("<1ms", 0.0, 1e-3), ("1-10ms", 1e-3, 1e-2), ("10-100ms", 1e-2, 1e-1), (">=100ms", 1e-1, float("inf"))]
 
 
+def widened_state(old, new, old_layout, new_layout):
+    """A state dict of the network `new` (a later layout, its standardization fitted) that
+    predicts as `old` did: every weight from `old`; of the per-feature tensors (the
+    standardization and the computation encoder's first layer) the columns `old` had, found
+    by name, and zero weight on the columns the later layout added."""
+    names = [f["name"] for f in new_layout["fields"]]
+    at = {n: i for i, n in enumerate(names)}
+    missing = [f["name"] for f in old_layout["fields"] if f["name"] not in at]
+    if missing:
+        raise SystemExit(f"the data's layout lacks {len(missing)} fields of the starting model's "
+                         f"({', '.join(missing[:3])}, ...): it is not a later version of it")
+    cols = torch.tensor([at[f["name"]] for f in old_layout["fields"]])
+    width_old, width_new = len(old_layout["fields"]), len(names)
+    out = {}
+    for k, v in new.items():
+        w = old[k]
+        if w.shape == v.shape:
+            out[k] = w
+        elif w.dim() == 1 and k in ("feature_mean", "feature_scale") and w.shape[0] == width_old:
+            x = v.clone()
+            x[cols] = w
+            out[k] = x
+        elif w.dim() == 2 and w.shape[1] == width_old and v.shape[1] == width_new and w.shape[0] == v.shape[0]:
+            x = torch.zeros_like(v)
+            x[:, cols] = w
+            out[k] = x
+        else:
+            raise SystemExit(f"cannot start {k} {tuple(v.shape)} from {tuple(w.shape)}")
+    return out
+
+
 def main(argv=None):
     args = parse_args(argv)
     torch.manual_seed(args.seed)
@@ -323,17 +358,28 @@ def main(argv=None):
     if args.init:
         start = torch.load(args.init, map_location="cpu", weights_only=False)
         sc = start["config"]
+        widen = None
         if sc["layout_hash"] != data.layout["hash"]:
-            raise SystemExit(f"{args.init} was trained on layout {sc['layout_hash']}, the data has "
-                             f"{data.layout['hash']}")
+            path = pathlib.Path(args.init_layout) if args.init_layout else pathlib.Path(args.init).with_name("layout.json")
+            earlier = json.loads(path.read_text()) if path.exists() else None
+            if earlier is None or earlier["hash"] != sc["layout_hash"]:
+                raise SystemExit(f"{args.init} was trained on layout {sc['layout_hash']}, the data has "
+                                 f"{data.layout['hash']}; give that layout's layout.json as --init-layout to "
+                                 f"start the later layout from it")
+            widen = earlier
         if bool(sc.get("derive")) != args.derive_inner:
             raise SystemExit(f"{args.init} was trained {'with' if sc.get('derive') else 'without'} --derive-inner: "
                              "pass the same to fine-tune it")
         if (sc.get("heads", 1), sc.get("laplace")) != (args.heads, args.laplace):
             raise SystemExit(f"{args.init} has heads={sc.get('heads', 1)}, laplace={sc.get('laplace')}: pass the "
                              f"same --heads/--laplace to fine-tune it")
-        model.load_state_dict(start["state"])
+        if widen is None:
+            model.load_state_dict(start["state"])
+        else:
+            model.load_state_dict(widened_state(start["state"], model.state_dict(), widen, data.layout))
         config["init"] = {"path": str(args.init), "best_epoch": sc.get("best_epoch")}
+        if widen is not None:
+            config["init"]["layout_hash"] = widen["hash"]
     if dropped:
         # Zero in training and scaled to zero in the exported graph: the Rust featurizer
         # still fills these columns, and the network must not read them.

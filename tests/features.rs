@@ -437,7 +437,7 @@ fn working_set_follows_the_schedule_and_the_host() {
     // gemm's update S1: C[i][j] += A[i][k] * B[k][j], 200x220x240 f32.
     let p = gemm();
     let on = |l2: f64, s: &str| {
-        let host = Host { levels: vec![32768.0, l2, 32.0 * 1048576.0] };
+        let host = Host::from_sizes([32768.0, l2, 32.0 * 1048576.0]);
         Featurizer::for_host(&p, host).featurize(&s.parse::<Schedule>().unwrap()).unwrap()
     };
     let id = on(524288.0, "");
@@ -453,6 +453,12 @@ fn working_set_follows_the_schedule_and_the_host() {
     assert_eq!(lf(&on(1048576.0, ""), 1, 0, "caches_exceeded"), log(1.0));
     assert_eq!(lf(&id, 1, 1, "caches_exceeded"), log(1.0));
     assert_eq!(lf(&id, 1, 2, "caches_exceeded"), 0.0);
+    // The host itself, in every computation's vector (layout 6).
+    for comp in 0..id.comps.len() {
+        let host: Vec<f32> = layout::HOST_SCALARS.iter().map(|(n, _)| id.comps[comp][layout::scalar_field(n)]).collect();
+        assert_eq!(host, [log(32768.0), log(524288.0), log(32.0 * 1048576.0)]);
+    }
+    assert_eq!(on(1048576.0, "").comps[0][layout::scalar_field("host_l2_bytes")], log(1048576.0));
     // Tiles of 32 x 64: a run of the point loop i covers one tile of C, 32 rows of A and 64
     // columns of B; a run of j's tile loop (inside i's, outside the point loops) covers
     // 32 whole rows of C and A, and all of B.

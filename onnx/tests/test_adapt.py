@@ -71,3 +71,35 @@ def test_adapt_smoke(tmp_path):
     r = subprocess.run([AUTOSCHED, "adapt", "--budget", "100", "--base", tmp_path / "none.pt", "--out", out],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "--base: no checkpoint" in r.stderr
+
+
+@pytest.mark.skipif(not AUTOSCHED.exists(), reason="build first (scripts/setup.sh)")
+def test_a_base_of_an_earlier_layout_is_widened_to_the_data_and_predicts_as_before(tmp_path):
+    import numpy as np
+    import torch
+    import data as data_mod
+    from model import CostModel
+    feats = tmp_path / "features"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "6"], check=True)
+    data = data_mod.Featurized(feats)
+    # The shipped model may be of the layout before the host fields: such a base, with its
+    # layout.json beside it, is widened (the host columns at zero weight).
+    fields = [f for f in data.layout["fields"] if not f["name"].startswith("host_")]
+    assert len(fields) == len(data.layout["fields"]) - 3
+    earlier = {**data.layout, "hash": "earlier", "features": len(fields), "fields": fields}
+    torch.manual_seed(0)
+    old = CostModel(len(fields), dropout=0.0, laplace=0.8).eval()
+    rows = data.comp_rows(np.arange(len(data.comps)))
+    keep = [i for i, f in enumerate(data.layout["fields"]) if not f["name"].startswith("host_")]
+    old.set_normalization(rows[:, keep].mean(axis=0), rows[:, keep].std(axis=0))
+    config = {"layout_hash": "earlier", "features": len(fields), "dropout": 0.0, "residual": True, "laplace": 0.8}
+    torch.save({"config": config, "state": old.state_dict()}, tmp_path / "model.pt")
+    (tmp_path / "layout.json").write_text(json.dumps(earlier))
+    model, cfg = adapt.load_base(tmp_path / "model.pt", data)
+    assert cfg["layout_hash"] == data.layout["hash"] and cfg["widened_from"] == "earlier"
+    x = torch.from_numpy(rows)
+    with torch.no_grad():
+        assert torch.allclose(model.eval().embed_rows(x), old.embed_rows(x[:, keep]), atol=1e-5)
+    (tmp_path / "layout.json").unlink()
+    with pytest.raises(SystemExit, match="layout.json"):
+        adapt.load_base(tmp_path / "model.pt", data)

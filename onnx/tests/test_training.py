@@ -797,3 +797,28 @@ def test_first_choices_are_scored_against_each_programs_best_by_how_far_it_goes(
     assert big["programs"] == 2
     assert big["pick_over_best"] == pytest.approx((0.25 * 1.0) ** 0.5)
     assert big["at_0.8"] == 0.5
+
+
+def test_a_model_of_an_earlier_layout_starts_a_later_one_predicting_as_before():
+    import torch
+    from model import CostModel
+    # A later layout inserts two fields (one inside, one at the end); the earlier model's
+    # weights go to its fields by name, the new ones start at zero weight.
+    later = {"hash": "b", "fields": [{"name": f"f{i}"} for i in range(12)]}
+    earlier = {"hash": "a", "fields": [f for f in later["fields"] if f["name"] not in ("f3", "f11")]}
+    torch.manual_seed(0)
+    old, new = CostModel(10, dropout=0.0).eval(), CostModel(12, dropout=0.0).eval()
+    old.set_normalization(np.random.rand(10), np.random.rand(10) + 0.5)
+    new.set_normalization(np.random.rand(12), np.random.rand(12) + 0.5)
+    fitted = (new.feature_mean.clone(), new.feature_scale.clone())
+    new.load_state_dict(train.widened_state(old.state_dict(), new.state_dict(), earlier, later))
+    x = torch.randn(5, 12)
+    keep = [i for i in range(12) if i not in (3, 11)]
+    with torch.no_grad():
+        assert torch.allclose(new.embed_rows(x), old.embed_rows(x[:, keep]), atol=1e-6)
+    # The added columns keep the data's standardization, and a layout that drops a field is refused.
+    for i in (3, 11):
+        assert new.feature_mean[i] == fitted[0][i] and new.feature_scale[i] == fitted[1][i]
+    assert torch.equal(new.feature_scale[keep], old.feature_scale)
+    with pytest.raises(SystemExit, match="lacks 1 fields"):
+        train.widened_state(new.state_dict(), old.state_dict(), later, {"hash": "c", "fields": later["fields"][1:]})

@@ -113,10 +113,10 @@ const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
 }
 
 /// The current layout version: the latest that a kind's features, the working set or the
-/// strides added. A model trained on an earlier version is given that version's columns
+/// strides or the host added. A model trained on an earlier version is given that version's columns
 /// ([`columns_at`]).
 pub const LAYOUT_VERSION: u32 =
-    later(sections_since(crate::schedule::kinds::FEATURE_SECTIONS), later(WORKING_SET_SINCE, STRIDES_SINCE));
+    later(sections_since(crate::schedule::kinds::FEATURE_SECTIONS), later(WORKING_SET_SINCE, later(STRIDES_SINCE, HOST_SINCE)));
 
 const fn later(a: u32, b: u32) -> u32 {
     if a > b {
@@ -200,6 +200,26 @@ pub const COMP_SCALARS: &[(&str, Kind)] = &[
     ("position", Kind::Log),
 ];
 
+/// The host the point was measured on (the pass: this machine), as the featurizer's
+/// [`super::Host`] sees it: L1 and L2 of one core, the whole L3, in bytes (0: a level sysfs
+/// did not report). The same in every computation of a program. The data is measured on
+/// several machine kinds (the card's host table) and which schedule wins differs between
+/// them (vector width, cache sizes); without these the model averages over the hosts. In the
+/// data so far the cache sizes also tell the AVX2 hosts (L2 512 KiB) from the AVX-512 ones,
+/// whose ISA the first points did not record. Since layout [`HOST_SINCE`].
+pub const HOST_SCALARS: &[(&str, Kind)] =
+    &[("host_l1_bytes", Kind::Log), ("host_l2_bytes", Kind::Log), ("host_l3_bytes", Kind::Log)];
+pub const HOST_SINCE: u32 = 6;
+
+/// The whole-computation scalars of layout `version`.
+pub fn scalars_at(version: u32) -> Vec<(&'static str, Kind)> {
+    let mut out = COMP_SCALARS.to_vec();
+    if version >= HOST_SINCE {
+        out.extend(HOST_SCALARS.iter().copied());
+    }
+    out
+}
+
 pub const LOOP_PART: usize = 0;
 pub const LOOP_WIDTH: usize =
     LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS)
@@ -210,7 +230,7 @@ pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
 pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();
 pub const SCALAR_PART: usize = OPS_PART + OP_KINDS.len();
 /// Length of a computation vector.
-pub const FEATURES: usize = SCALAR_PART + COMP_SCALARS.len();
+pub const FEATURES: usize = SCALAR_PART + COMP_SCALARS.len() + HOST_SCALARS.len();
 
 /// Offset of a loop field at `level`.
 pub fn loop_field(level: usize, name: &str) -> usize {
@@ -228,7 +248,10 @@ pub fn matrix_entry(access: usize, row: usize, col: usize) -> usize {
 }
 
 pub fn scalar_field(name: &str) -> usize {
-    SCALAR_PART + index_of(COMP_SCALARS, name)
+    match COMP_SCALARS.iter().position(|(n, _)| *n == name) {
+        Some(i) => SCALAR_PART + i,
+        None => SCALAR_PART + COMP_SCALARS.len() + index_of(HOST_SCALARS, name),
+    }
 }
 
 fn index_of(fields: &[(&str, Kind)], name: &str) -> usize {
@@ -253,7 +276,7 @@ pub fn fields_at(version: u32) -> Vec<(String, Kind)> {
     }
     out.extend(ELEM_TYPES.iter().map(|t| (format!("type.{}", serde_json::to_value(t).unwrap().as_str().unwrap_or("?")), Kind::Bool)));
     out.extend(OP_KINDS.iter().map(|k| (format!("ops.{}", serde_json::to_value(k).unwrap().as_str().unwrap_or("?")), Kind::Log)));
-    out.extend(COMP_SCALARS.iter().map(|(n, k)| (n.to_string(), *k)));
+    out.extend(scalars_at(version).into_iter().map(|(n, k)| (n.to_string(), k)));
     out
 }
 
@@ -338,7 +361,7 @@ pub fn spec_at(version: u32) -> Spec {
     let types = access + MAX_ACCESSES * ACCESS_WIDTH;
     let ops = types + ELEM_TYPES.len();
     let scalars = ops + OP_KINDS.len();
-    let features = scalars + COMP_SCALARS.len();
+    let features = scalars + scalars_at(version).len();
     debug_assert_eq!(features, fields.len());
     Spec {
         version,

@@ -64,6 +64,8 @@ pub fn featurize(program: &Program, schedule: &Schedule) -> Result<Featurized, F
 #[derive(Clone, Debug, PartialEq)]
 pub struct Host {
     pub levels: Vec<f64>,
+    /// L1, L2, L3 in bytes as in `levels`, 0 where absent: the host fields of the vector.
+    pub sizes: [f64; 3],
 }
 
 impl Host {
@@ -71,13 +73,20 @@ impl Host {
     /// from before 2026-11-26 has no `shared_by`: such a cache counts as private).
     pub fn from_caches(caches: &[crate::machine::Cache]) -> Host {
         let mut levels = Vec::new();
+        let mut sizes = [0.0; 3];
         for level in 1..=3 {
             if let Some(c) = caches.iter().find(|c| c.level == level) {
                 let share = if level < 3 { c.shared_by.max(1) as f64 } else { 1.0 };
                 levels.push(c.bytes as f64 / share);
+                sizes[level as usize - 1] = c.bytes as f64 / share;
             }
         }
-        Host { levels }
+        Host { levels, sizes }
+    }
+
+    /// From L1, L2 (one core's) and L3 sizes in bytes, 0 where absent.
+    pub fn from_sizes(sizes: [f64; 3]) -> Host {
+        Host { levels: sizes.iter().copied().filter(|&b| b > 0.0).collect(), sizes }
     }
 
     /// The host a data point records (its `machine.caches`); a point that records none
@@ -134,7 +143,7 @@ impl<'a> Featurizer<'a> {
     /// For the host `host` (a dataset's points: the host each was measured on).
     pub fn for_host(program: &'a Program, host: Host) -> Featurizer<'a> {
         let ranges = loop_ranges(program);
-        let statics = program.computations.iter().map(|c| static_vector(program, &ranges, c.id)).collect();
+        let statics = program.computations.iter().map(|c| static_vector(program, &ranges, &host, c.id)).collect();
         let strides = program.computations.iter().map(|c| strides(program, c.id)).collect();
         Featurizer { program, host, ranges, statics, strides }
     }
@@ -234,7 +243,7 @@ fn elem_bytes(t: ElemType) -> i64 {
 
 /// A computation's vector without its loop part (zero there), log-transformed: what no
 /// schedule changes.
-fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Result<Vec<f32>, FeatureError> {
+fn static_vector(program: &Program, ranges: &[(i64, i64)], host: &Host, comp: CompId) -> Result<Vec<f32>, FeatureError> {
     let c = &program.computations[comp];
     if c.iterators.len() > MAX_DEPTH {
         return Err(FeatureError::TooDeep { comp: c.name.clone(), depth: c.iterators.len() });
@@ -277,6 +286,9 @@ fn static_vector(program: &Program, ranges: &[(i64, i64)], comp: CompId) -> Resu
     v[layout::scalar_field("iterations")] = iterations;
     v[layout::scalar_field("store_elements")] = store_buf.shape.iter().map(|d| *d as f64).product::<f64>();
     v[layout::scalar_field("position")] = comp as f64;
+    for (i, (name, _)) in layout::HOST_SCALARS.iter().enumerate() {
+        v[layout::scalar_field(name)] = host.sizes[i];
+    }
     Ok(v.iter().zip(layout::kinds()).map(|(x, k)| transform(*x, *k)).collect())
 }
 

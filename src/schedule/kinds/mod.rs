@@ -507,5 +507,11 @@ mod tests {
         let v5: Vec<&str> = layout::loop_fields_at(5).iter().map(|(n, _)| *n).collect();
         assert_eq!(v5[..v4.len()], v4[..]);
         assert_eq!(v5[v4.len()..], ["stride_invariant", "stride_unit", "stride_in_line", "stride_new_line", "stride_max_bytes"]);
+        // Version 6 keeps the loop part and appends the host's caches to the scalars.
+        assert_eq!(layout::loop_fields_at(6), layout::loop_fields_at(5));
+        let (f5, f6) = (layout::fields_at(5), layout::fields_at(6));
+        assert_eq!(f6[..f5.len()], f5[..]);
+        let tail: Vec<&str> = f6[f5.len()..].iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(tail, ["host_l1_bytes", "host_l2_bytes", "host_l3_bytes"]);
     }
 }
