@@ -22,6 +22,7 @@ the held-out programs; the export fails otherwise.
 """
 
 import argparse
+import collections
 import gzip
 import json
 import pathlib
@@ -152,23 +153,34 @@ def parity(model, session, data, programs, max_depth, tolerance):
 
 
 def reference(data, dataset_path, programs, torch_pred, out, count):
-    """Programs (MLIR text), their schedules and PyTorch's predictions, for the Rust tests."""
+    """Programs (MLIR text), their schedules and PyTorch's predictions, for the Rust tests:
+    one entry per program and host (a program's points may come from several hosts, and the
+    features read the host's caches). A schedule measured more than once in a program is
+    left out: which of its points a prediction belongs to is ambiguous."""
     want = {data.programs[p] for p in (programs if count <= 0 else programs[:count])}
-    points = {}
+    points, seen = {}, collections.Counter()
     for i, s in enumerate(data.meta["schedules"]):
         pid = data.programs[data.program[i]]
         if pid in want:
             points[(pid, s)] = float(torch_pred[i])
+            seen[(pid, s)] += 1
+    return write_reference(dataset_path, {k: v for k, v in points.items() if seen[k] == 1}, out)
+
+
+def write_reference(dataset_path, points, out):
+    """reference.json of `points` ((program id, schedule) -> prediction), each program's
+    points grouped by the caches they record."""
     progs = {}
     with gzip.open(dataset_path, "rt") as f:
         for line in f:
             r = json.loads(line)
             key = (r["program_id"], r["schedule"])
             if key in points:
-                # The host it was measured on: the working-set features compare with its caches.
-                p = progs.setdefault(r["program_id"], {"program_id": r["program_id"], "mlir": r["mlir"],
-                                                       "caches": (r.get("machine") or {}).get("caches", []),
-                                                       "schedules": [], "predicted": []})
+                # The host it was measured on: the features read its caches.
+                caches = (r.get("machine") or {}).get("caches", [])
+                p = progs.setdefault((r["program_id"], json.dumps(caches, sort_keys=True)),
+                                     {"program_id": r["program_id"], "mlir": r["mlir"], "caches": caches,
+                                      "schedules": [], "predicted": []})
                 p["schedules"].append(r["schedule"])
                 p["predicted"].append(points[key])
     out.write_text(json.dumps({"programs": list(progs.values())}, indent=0))

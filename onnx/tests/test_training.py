@@ -822,3 +822,23 @@ def test_a_model_of_an_earlier_layout_starts_a_later_one_predicting_as_before():
     assert torch.equal(new.feature_scale[keep], old.feature_scale)
     with pytest.raises(SystemExit, match="lacks 1 fields"):
         train.widened_state(new.state_dict(), old.state_dict(), later, {"hash": "c", "fields": later["fields"][1:]})
+
+
+def test_the_reference_keeps_each_points_host(tmp_path):
+    import gzip
+    import export
+    # One program measured on two hosts: the Rust parity test featurizes each schedule for
+    # the caches its own point records, so they must not be folded into the first point's.
+    a = [{"level": 2, "bytes": 524288, "shared_by": 1}]
+    b = [{"level": 2, "bytes": 1048576, "shared_by": 1}]
+    rows = [{"program_id": "p", "mlir": "m", "schedule": "", "machine": {"caches": a}},
+            {"program_id": "p", "mlir": "m", "schedule": "unroll(L0:2)", "machine": {"caches": b}},
+            {"program_id": "p", "mlir": "m", "schedule": "tile(L0:16)", "machine": {"caches": a}},
+            {"program_id": "q", "mlir": "n", "schedule": "", "machine": {"caches": b}}]
+    with gzip.open(tmp_path / "d.jsonl.gz", "wt") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    n = export.write_reference(tmp_path / "d.jsonl.gz", {("p", ""): 1.0, ("p", "unroll(L0:2)"): 2.0,
+                                                          ("p", "tile(L0:16)"): 3.0}, tmp_path / "r.json")
+    progs = json.loads((tmp_path / "r.json").read_text())["programs"]
+    assert n == 3 and [(p["program_id"], p["caches"], p["schedules"], p["predicted"]) for p in progs] == [
+        ("p", a, ["", "tile(L0:16)"], [1.0, 3.0]), ("p", b, ["unroll(L0:2)"], [2.0])]
