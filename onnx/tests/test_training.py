@@ -648,7 +648,8 @@ def test_dropped_features_are_zero_in_training_and_unread_by_the_exported_graph(
 
 def test_points_are_featurized_for_the_host_they_record_and_scored_by_host(tmp_path):
     """Two copies of the same programs, recorded on hosts with an L2 of 256 KiB and of 64 MiB:
-    the cache-relative fields differ, the rest do not, and the figures come per host."""
+    the cache-relative fields and the host's L2 differ, the rest do not, and the figures come
+    per host."""
     import gzip
     import data as data_mod
     lines = []
@@ -675,7 +676,9 @@ def test_points_are_featurized_for_the_host_they_record_and_scored_by_host(tmp_p
     assert list(d.host) == [0] * n + [1] * n
     names = [f["name"] for f in d.layout["fields"]]
     differ = {names[j] for j in np.nonzero((d.comps[: d.offsets[n]] != d.comps[d.offsets[n]:]).any(axis=0))[0]}
-    assert differ and all(x.endswith("caches_exceeded") for x in differ), differ
+    # The cache-relative fields and, since layout 6, the host's L2 itself (L1 and L3 are equal).
+    assert "host_l2_bytes" in differ and not {"host_l1_bytes", "host_l3_bytes"} & differ, differ
+    assert all(x.endswith("caches_exceeded") for x in differ - {"host_l2_bytes"}), differ
     pred = np.ones(len(d))
     rows = train.breakdown(pred, d, np.arange(len(d)))
     assert rows["host:" + d.hosts[0]]["points"] == n and rows["host:" + d.hosts[1]]["points"] == n
