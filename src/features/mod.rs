@@ -72,16 +72,14 @@ impl Host {
     /// From caches as `machine::detect_caches` reads them (and the data records them; data
     /// from before 2026-11-26 has no `shared_by`: such a cache counts as private).
     pub fn from_caches(caches: &[crate::machine::Cache]) -> Host {
-        let mut levels = Vec::new();
         let mut sizes = [0.0; 3];
         for level in 1..=3 {
             if let Some(c) = caches.iter().find(|c| c.level == level) {
                 let share = if level < 3 { c.shared_by.max(1) as f64 } else { 1.0 };
-                levels.push(c.bytes as f64 / share);
                 sizes[level as usize - 1] = c.bytes as f64 / share;
             }
         }
-        Host { levels, sizes }
+        Host::from_sizes(sizes)
     }
 
     /// From L1, L2 (one core's) and L3 sizes in bytes, 0 where absent.
