@@ -310,6 +310,45 @@ fn temporary_programs_reuse_a_buffer_across_their_outer_loops() {
     assert_ne!(mixed.class, programs::ProgramClass::Temporary);
 }
 
+/// Rank-update programs (drawn only on request): valid, modeled, under the working-set limit,
+/// and what the triangular class never makes in a good share of them: a reduction longer
+/// than 256 iterations (the triangular class's cap) under a triangular loop, innermost or
+/// not; trmm-like ones (the reduction's own bounds triangular) and two-product ones too.
+#[test]
+fn rank_update_programs_reduce_along_long_loops_under_a_triangle() {
+    let (mut long, mut k_innermost, mut trmm_like, mut two_products, mut upper) = (0, 0, 0, 0, 0);
+    for index in 0..80 {
+        let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::RankUpdate));
+        assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::RankUpdate)));
+        assert_eq!(p.id, format!("r5-rank_update-p{index}"));
+        assert_eq!(p.class, programs::ProgramClass::RankUpdate);
+        let prog = valid_real_program(&p);
+        assert!(prog.loops.iter().any(|l| l.is_non_rectangular()), "{}: no triangular loop", p.id);
+        // The update: the computation that reads the most.
+        let update = prog.computations.iter().max_by_key(|c| c.loads.len()).unwrap();
+        assert!(update.loads.len() >= 3, "{}: no product", p.id);
+        let n = update.iterators.len();
+        assert_eq!(n, 3, "{}", p.id);
+        // The reduction loop: the one the store does not move along.
+        let k = (0..n).find(|&d| update.store.matrix.iter().all(|row| row[d] == 0)).unwrap_or_else(|| panic!("{}: no reduction", p.id));
+        let kl = &prog.loops[update.iterators[k]];
+        if kl.is_non_rectangular() {
+            trmm_like += 1;
+        }
+        long += kl.trip_count.is_some_and(|t| t > 256) as usize;
+        k_innermost += (k == n - 1) as usize;
+        two_products += (update.loads.len() >= 5) as usize;
+        upper += p.mlir.contains("affine_map<(d0) -> (d0)>") as usize;
+    }
+    assert!(long >= 30, "{long} of 80 reduce along more than 256 iterations");
+    assert!((15..=60).contains(&k_innermost), "{k_innermost} of 80 with the reduction innermost");
+    assert!((8..=35).contains(&trmm_like), "{trmm_like} of 80 trmm-like");
+    assert!((8..=40).contains(&two_products), "{two_products} of 80 with two products");
+    assert!(upper >= 10, "{upper} of 80 over the upper triangle");
+    let mixed = programs::generate_sized(5, 3, programs::Sizes::Real);
+    assert_ne!(mixed.class, programs::ProgramClass::RankUpdate);
+}
+
 /// The committed data's programs are what the generator makes of their seed and index (and
 /// class, for a class's own stream): a change to the generator must leave the streams the
 /// data came from as they were. The chunks' schedules drawn from the search's space as it is

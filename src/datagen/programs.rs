@@ -42,6 +42,7 @@ pub enum ProgramClass {
     Wide,
     Linear,
     Temporary,
+    RankUpdate,
 }
 
 impl ProgramClass {
@@ -70,6 +71,7 @@ impl ProgramClass {
             ProgramClass::Wide => "wide",
             ProgramClass::Linear => "linear",
             ProgramClass::Temporary => "temporary",
+            ProgramClass::RankUpdate => "rank_update",
         }
     }
 }
@@ -894,6 +896,131 @@ fn gen_temporary(rng: &mut Rng, g: &mut Gen) {
     }
 }
 
+/// Triangular rank-k updates and triangular products whose reduction is as long as the
+/// budget makes it (BLAS-3's and PolyBench's syrk, syr2k and trmm at any size and
+/// orientation). The triangular class draws its reduction at most 256 long: there a chain
+/// of dependent adds along it, innermost, still overlaps the next column's chain in a core's
+/// reorder window, and the model trained on that rated the k-j interchange of a long
+/// triangular reduction (a scalar chain innermost, latency-bound) at 4x where it ran 0.93x
+/// (benchmarks/discussion.md, syrk). Forms: `C[i][j] (·beta) += Σ_k A[i][k]·B[j][k]
+/// (+ B[i][k]·A[j][k])` over the lower or the upper triangle, the scaling in i's loop before
+/// the update, in a nest of its own, or none, and the reduction loop k between i and j or
+/// innermost; or `B[i][j] += Σ_{k>i} A[k][i]·B[k][j]` then scaled (the reduction's bounds
+/// triangular), k innermost or j. Drawn only on request (`--class rank_update`), so the
+/// mixed streams stay as they were.
+fn gen_rank_update(rng: &mut Rng, g: &mut Gen) {
+    let b = g.budget(rng) * 2.0;
+    // The reduction 0.5x to 4x the other loops' length (at the budget's median, k of about
+    // 150 to 1,200), the triangle's side what is left of the budget.
+    let skew = *rng.pick(&[0.5, 1.0, 2.0, 4.0]);
+    let e = extents(rng, 3, b);
+    let nk = ((e[1] as f64 * skew).round() as i64).max(8);
+    let n = (((e[0] * e[2]) as f64 / skew).sqrt().round() as i64).max(8);
+    let alpha = if rng.chance(0.5) { Some(g.constant(if g.ty.is_float() { 1.5 } else { 3.0 })) } else { None };
+    let times_alpha = |g: &mut Gen, v: String| match &alpha {
+        Some(a) => g.bin(Bin::Mul, &v, a),
+        None => v,
+    };
+    if rng.chance(0.25) {
+        // trmm-like: B is n x m, A is n x n; row i takes the rows below it.
+        let m = nk;
+        let a = g.buffer(vec![n, n]);
+        let bm = g.buffer(vec![n, m]);
+        let i = g.open_n(n);
+        let k_inner = rng.chance(0.6);
+        let (j, k) = if k_inner {
+            let j = g.open_n(m);
+            let k = g.open(&format!("affine_map<(d0) -> (d0 + 1)>({i})"), &n.to_string());
+            (j, k)
+        } else {
+            let k = g.open(&format!("affine_map<(d0) -> (d0 + 1)>({i})"), &n.to_string());
+            let j = g.open_n(m);
+            (j, k)
+        };
+        let vk = g.load(a, &[k.clone(), i.clone()]);
+        let vb = g.load(bm, &[k.clone(), j.clone()]);
+        let vc = g.load(bm, &[i.clone(), j.clone()]);
+        let p = g.bin(Bin::Mul, &vk, &vb);
+        let s = g.bin(Bin::Add, &vc, &p);
+        g.store(&s, bm, &[i.clone(), j.clone()]);
+        g.close();
+        g.close();
+        if let Some(al) = alpha.clone() {
+            let j = g.open_n(m);
+            let v = g.load(bm, &[i.clone(), j.clone()]);
+            let s = g.bin(Bin::Mul, &v, &al);
+            g.store(&s, bm, &[i, j]);
+            g.close();
+        }
+        g.close();
+        return;
+    }
+    let lower = rng.chance(0.5);
+    let two = rng.chance(0.35);
+    let c = g.buffer(vec![n, n]);
+    let a = g.buffer(vec![n, nk]);
+    let other = if two { g.buffer(vec![n, nk]) } else { a };
+    // 0: scaled in i's loop before the update (PolyBench's), 1: in a nest of its own, 2: not.
+    let scale = rng.below(3);
+    let beta = if scale < 2 { g.constant(if g.ty.is_float() { 1.2 } else { 2.0 }) } else { String::new() };
+    let tri = |g: &mut Gen, i: &str| {
+        if lower {
+            g.open("0", &format!("affine_map<(d0) -> (d0 + 1)>({i})"))
+        } else {
+            g.open(&format!("affine_map<(d0) -> (d0)>({i})"), &n.to_string())
+        }
+    };
+    let scale_row = |g: &mut Gen, i: &str| {
+        let j = tri(g, i);
+        let v = g.load(c, &[i.to_string(), j.clone()]);
+        let s = g.bin(Bin::Mul, &v, &beta);
+        g.store(&s, c, &[i.to_string(), j]);
+        g.close();
+    };
+    if scale == 1 {
+        let i = g.open_n(n);
+        scale_row(g, &i);
+        g.close();
+    }
+    let i = g.open_n(n);
+    if scale == 0 {
+        scale_row(g, &i);
+    }
+    let k_inner = rng.chance(0.4);
+    let (j, k) = if k_inner {
+        let j = tri(g, &i);
+        (j, g.open_n(nk))
+    } else {
+        let k = g.open_n(nk);
+        (tri(g, &i), k)
+    };
+    let (ik, jk) = ([i.clone(), k.clone()], [j.clone(), k.clone()]);
+    let sum = if two {
+        let v1 = g.load(a, &jk);
+        let v2 = g.load(other, &ik);
+        let v3 = g.load(other, &jk);
+        let v4 = g.load(a, &ik);
+        let vc = g.load(c, &[i.clone(), j.clone()]);
+        let v2 = times_alpha(g, v2);
+        let p1 = g.bin(Bin::Mul, &v1, &v2);
+        let v4 = times_alpha(g, v4);
+        let p2 = g.bin(Bin::Mul, &v3, &v4);
+        let s = g.bin(Bin::Add, &vc, &p1);
+        g.bin(Bin::Add, &s, &p2)
+    } else {
+        let v1 = g.load(a, &ik);
+        let v2 = g.load(a, &jk);
+        let vc = g.load(c, &[i.clone(), j.clone()]);
+        let v1 = times_alpha(g, v1);
+        let p = g.bin(Bin::Mul, &v1, &v2);
+        g.bin(Bin::Add, &vc, &p)
+    };
+    g.store(&sum, c, &[i, j]);
+    for _ in 0..3 {
+        g.close();
+    }
+}
+
 /// Fully connected layers and GEMMs with their operands stored either way:
 /// `C[i][j] (= bias[j] | 0 | as it is) + Σ_k A(i, k) · B(k, j)`, A stored `[i][k]` or
 /// `[k][i]`, B `[k][j]` or (as PyTorch's Linear keeps its weights) `[j][k]`, then maybe a
@@ -1207,7 +1334,8 @@ pub fn stream_salt(p: &GeneratedProgram) -> u64 {
 
 /// Like [`generate_sized`], or, with `class`, the program of item `index` of that class's
 /// own stream, named `r<seed>-<class>-p<index>`: every class can be drawn on request
-/// ([`ProgramClass::Wide`], [`ProgramClass::Linear`] and [`ProgramClass::Temporary`] only
+/// ([`ProgramClass::Wide`], [`ProgramClass::Linear`], [`ProgramClass::Temporary`] and
+/// [`ProgramClass::RankUpdate`] only
 /// so) without changing the other streams.
 pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>) -> GeneratedProgram {
     let mut shrink = 1.0;
@@ -1259,6 +1387,7 @@ fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink
         ProgramClass::Wide => gen_wide(&mut rng, &mut g),
         ProgramClass::Linear => gen_linear(&mut rng, &mut g),
         ProgramClass::Temporary => gen_temporary(&mut rng, &mut g),
+        ProgramClass::RankUpdate => gen_rank_update(&mut rng, &mut g),
     }
     (class, g)
 }
