@@ -962,7 +962,7 @@ fn gen_rank_update(rng: &mut Rng, g: &mut Gen) {
     let other = if two { g.buffer(vec![n, nk]) } else { a };
     // 0: scaled in i's loop before the update (PolyBench's), 1: in a nest of its own, 2: not.
     let scale = rng.below(3);
-    let beta = if scale < 2 { g.constant(if g.ty.is_float() { 1.2 } else { 2.0 }) } else { String::new() };
+    let beta = (scale < 2).then(|| g.constant(if g.ty.is_float() { 1.2 } else { 2.0 }));
     let tri = |g: &mut Gen, i: &str| {
         if lower {
             g.open("0", &format!("affine_map<(d0) -> (d0 + 1)>({i})"))
@@ -970,21 +970,21 @@ fn gen_rank_update(rng: &mut Rng, g: &mut Gen) {
             g.open(&format!("affine_map<(d0) -> (d0)>({i})"), &n.to_string())
         }
     };
-    let scale_row = |g: &mut Gen, i: &str| {
+    let scale_row = |g: &mut Gen, i: &str, beta: &str| {
         let j = tri(g, i);
         let v = g.load(c, &[i.to_string(), j.clone()]);
-        let s = g.bin(Bin::Mul, &v, &beta);
+        let s = g.bin(Bin::Mul, &v, beta);
         g.store(&s, c, &[i.to_string(), j]);
         g.close();
     };
-    if scale == 1 {
+    if let (1, Some(beta)) = (scale, &beta) {
         let i = g.open_n(n);
-        scale_row(g, &i);
+        scale_row(g, &i, beta);
         g.close();
     }
     let i = g.open_n(n);
-    if scale == 0 {
-        scale_row(g, &i);
+    if let (0, Some(beta)) = (scale, &beta) {
+        scale_row(g, &i, beta);
     }
     let k_inner = rng.chance(0.4);
     let (j, k) = if k_inner {
