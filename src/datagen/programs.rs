@@ -937,12 +937,7 @@ fn gen_rank_update(rng: &mut Rng, g: &mut Gen) {
             let j = g.open_n(m);
             (j, k)
         };
-        let vk = g.load(a, &[k.clone(), i.clone()]);
-        let vb = g.load(bm, &[k.clone(), j.clone()]);
-        let vc = g.load(bm, &[i.clone(), j.clone()]);
-        let p = g.bin(Bin::Mul, &vk, &vb);
-        let s = g.bin(Bin::Add, &vc, &p);
-        g.store(&s, bm, &[i.clone(), j.clone()]);
+        g.multiply_accumulate((a, &[k.clone(), i.clone()]), (bm, &[k, j.clone()]), (bm, &[i.clone(), j]));
         g.close();
         g.close();
         if let Some(al) = alpha.clone() {
