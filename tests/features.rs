@@ -241,6 +241,34 @@ fn accumulation_tags_its_loop_and_jams_tag_the_register_tile() {
 }
 
 #[test]
+fn a_floating_point_reduction_innermost_is_a_chain_whose_jams_interleave() {
+    // C[i][j] += A[i][k] * B[k][j] (f32), i-j-k: k (level 2) holds the sum innermost.
+    let progs = programs("transform-interchange.mlir");
+    let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");
+    let chain = |f: &Featurized, level: usize| {
+        [lf(f, 0, level, "chain"), lf(f, 0, level, "chain_length"), lf(f, 0, level, "chain_interleave")]
+    };
+    let id = feat(p, "");
+    assert_eq!(chain(&id, 2), [1.0, log(32.0), log(1.0)]);
+    assert_eq!(chain(&id, 1), [0.0; 3]);
+    assert_eq!(chain(&id, 0), [0.0; 3]);
+    // Interchanged with j, the sum is no longer innermost: no chain anywhere.
+    let x = feat(p, "interchange(L0, L0.0.0, L0.0)");
+    for level in 0..3 {
+        assert_eq!(chain(&x, level), [0.0; 3], "level {level}");
+    }
+    // The register tile: jams of i and j run 8 x 16 chains at once; unrolling k itself
+    // does not split its chain.
+    let rt = feat(p, "accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); unroll(L0.0.0:4)");
+    assert_eq!(chain(&rt, 2), [1.0, log(32.0), log(128.0)]);
+    // A tile of k: a chain per entry as long as the tile; k's own tile loop adds no chains.
+    let t = feat(p, "tile(L0.0.0:8); unroll(L0.0.0.t:2)");
+    assert_eq!(chain(&t, 2), [1.0, log(8.0), log(1.0)]);
+    // The changed fields of the identity's chain are only these (and the steps' own tags).
+    assert!(changed(&id.comps[0], &x.comps[0]).iter().any(|n| n == "loop2.chain"));
+}
+
+#[test]
 fn packing_counts_the_packed_loads_and_the_elements_of_their_copies() {
     let progs = programs("transform-interchange.mlir");
     let p = progs.iter().find(|p| p.loops.len() >= 3 && p.computations.len() == 1).expect("a 3-deep perfect nest");

@@ -66,12 +66,31 @@ pub const LOOP_STRIDES: &[(&str, Kind)] = &[
 ];
 pub const STRIDES_SINCE: u32 = 5;
 
+/// Whether the loop, after the schedule, runs a floating-point reduction as a dependence
+/// chain: it is the innermost loop around the computation, the computation's store does not
+/// move along it, and it is not vectorized (LLVM vectorizes a floating-point reduction only
+/// under reassociation, which the pass does not allow, so each iteration waits for the
+/// previous add, or for the store-to-load forwarding of an accumulator in memory); then the
+/// chain's length per entry of the loop (its tile's size when tiled, its extent otherwise),
+/// and how many independent chains the innermost body interleaves (the jam factors and
+/// vector widths of the loops around it that are not themselves the reduction's). The other
+/// fields say each of these only in pieces (`reduction` of the original loop, `innermost`,
+/// the unroll factors of other levels), and the model did not put them together: it
+/// predicted 3.19x for syrk's interchange that makes its reduction innermost, which ran
+/// 0.72x (onnx/REPORT.md). Since layout [`CHAIN_SINCE`].
+pub const LOOP_CHAIN: &[(&str, Kind)] = &[
+    ("chain", Kind::Bool),
+    ("chain_length", Kind::Log),
+    ("chain_interleave", Kind::Log),
+];
+pub const CHAIN_SINCE: u32 = 7;
+
 /// The loop part of one level in layout `version`: [`LOOP_BASE`], then the sections of the
 /// structural kinds (which build the loop structure), [`LOOP_PLACEMENT`], then the sections
 /// of the kinds that refine loops in place, each group in registry order
 /// (`schedule::kinds::FEATURE_SECTIONS`: every kind names its own fields), keeping the
-/// sections that version has, then [`LOOP_WORKING_SET`] and [`LOOP_STRIDES`] from their
-/// versions on.
+/// sections that version has, then [`LOOP_WORKING_SET`], [`LOOP_STRIDES`] and
+/// [`LOOP_CHAIN`] from their versions on.
 pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     let sections = crate::schedule::kinds::FEATURE_SECTIONS;
     let group = |structural: bool| {
@@ -86,6 +105,9 @@ pub fn loop_fields_at(version: u32) -> Vec<(&'static str, Kind)> {
     }
     if version >= STRIDES_SINCE {
         out.extend(LOOP_STRIDES.iter().copied());
+    }
+    if version >= CHAIN_SINCE {
+        out.extend(LOOP_CHAIN.iter().copied());
     }
     out
 }
@@ -112,11 +134,11 @@ const fn sections_since(sections: &[(bool, u32, &[(&str, Kind)])]) -> u32 {
     v
 }
 
-/// The current layout version: the latest that a kind's features, the working set or the
-/// strides or the host added. A model trained on an earlier version is given that version's columns
+/// The current layout version: the latest that a kind's features, the working set, the
+/// strides, the host or the chains added. A model trained on an earlier version is given that version's columns
 /// ([`columns_at`]).
 pub const LAYOUT_VERSION: u32 =
-    later(sections_since(crate::schedule::kinds::FEATURE_SECTIONS), later(WORKING_SET_SINCE, later(STRIDES_SINCE, HOST_SINCE)));
+    later(sections_since(crate::schedule::kinds::FEATURE_SECTIONS), later(WORKING_SET_SINCE, later(STRIDES_SINCE, later(HOST_SINCE, CHAIN_SINCE))));
 
 const fn later(a: u32, b: u32) -> u32 {
     if a > b {
@@ -224,7 +246,8 @@ pub const LOOP_PART: usize = 0;
 pub const LOOP_WIDTH: usize =
     LOOP_BASE.len() + LOOP_PLACEMENT.len() + sections_width(crate::schedule::kinds::FEATURE_SECTIONS)
     + LOOP_WORKING_SET.len()
-    + LOOP_STRIDES.len();
+    + LOOP_STRIDES.len()
+    + LOOP_CHAIN.len();
 pub const ACCESS_PART: usize = LOOP_PART + MAX_DEPTH * LOOP_WIDTH;
 pub const TYPE_PART: usize = ACCESS_PART + MAX_ACCESSES * ACCESS_WIDTH;
 pub const OPS_PART: usize = TYPE_PART + ELEM_TYPES.len();

@@ -383,10 +383,39 @@ fn loop_part(program: &Program, sched: &Scheduled, fixed: &Fixed, comp: CompId, 
         for ((name, _), x) in layout::LOOP_STRIDES.iter().zip(strides[level]) {
             scratch[f(name)] = x;
         }
+        if let Some((length, interleave)) = chain(program, sched, comp, &enclosing, orig, point, ext) {
+            scratch[f("chain")] = 1.0;
+            scratch[f("chain_length")] = length;
+            scratch[f("chain_interleave")] = interleave;
+        }
     }
     for ((out, x), k) in v.iter_mut().zip(scratch.iter()).zip(layout::kinds()) {
         *out = transform(*x, *k);
     }
+}
+
+/// Whether the original loop `orig` of computation `comp`, now the point loop `point`,
+/// runs the computation's reduction as a dependence chain ([`layout::LOOP_CHAIN`]): it holds
+/// the computation directly, the store does not move along it, the values are floating
+/// point and the loop is not vectorized. Then the chain's iterations per entry (`extent`, or
+/// the tile's size) and the independent chains the body interleaves: the jam factors and
+/// vector widths of the loops around it, but for those of the reduction's own loops (their
+/// copies update the same accumulator, one chain still).
+fn chain(program: &Program, sched: &Scheduled, comp: CompId, enclosing: &[Ent], orig: LoopId, point: Ent, extent: i64) -> Option<(f64, f64)> {
+    use crate::schedule::Stage;
+    let c = &program.computations[comp];
+    let vectorized = |e: Ent| sched.tag(e, Stage::Vectorize).is_some();
+    if enclosing.first() != Some(&point) || !c.reduction_loops.contains(&orig) || !c.element_type.is_float() || vectorized(point) {
+        return None;
+    }
+    let reducing: Vec<LoopId> = c.reduction_loops.iter().map(|l| sched.live(*l)).collect();
+    let interleave: f64 = enclosing[1..]
+        .iter()
+        .filter(|e| !reducing.contains(&e.loop_id))
+        .map(|e| sched.tag(*e, Stage::Unroll).unwrap_or(1) as f64 * sched.tag(*e, Stage::Vectorize).unwrap_or(1) as f64)
+        .product();
+    let length = sched.tag(point, Stage::Tile).map_or(extent as f64, |t| (t as i64).min(extent) as f64);
+    Some((length, interleave))
 }
 
 /// Bytes one run of loop node `node` touches through `comp`'s accesses: per buffer, the

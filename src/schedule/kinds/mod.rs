@@ -513,5 +513,11 @@ mod tests {
         assert_eq!(f6[..f5.len()], f5[..]);
         let tail: Vec<&str> = f6[f5.len()..].iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(tail, ["host_l1_bytes", "host_l2_bytes", "host_l3_bytes"]);
+        // Version 7 appends the reduction chain to the loop part; the scalars stay.
+        let v7: Vec<&str> = layout::loop_fields_at(7).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v7[..v5.len()], v5[..]);
+        assert_eq!(v7[v5.len()..], ["chain", "chain_length", "chain_interleave"]);
+        assert_eq!(layout::scalars_at(7), layout::scalars_at(6));
+        assert_eq!(layout::spec_at(6).hash, "a01c2d02095f4d34", "layout 6 is the shipped model's: its fingerprint stays");
     }
 }
