@@ -40,6 +40,9 @@ def parse_args(argv):
                    help="leave out the programs any of these models trained or validated on "
                         "(model.json's training.seen_programs): comparing models on data that grew")
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--predictions", metavar="NPZ",
+                   help="write the ensemble's prediction of every evaluated point here (point: its index in "
+                        "--data, predicted, measured): to group the errors by a feature")
     p.add_argument("--threads", type=int, default=0)
     return p.parse_args(argv)
 
@@ -71,6 +74,9 @@ def main(argv=None):
         sel = np.isin(data.program, programs)
         out["picks"] = metrics.picks(preds[sel], data.speedup[sel], data.program[sel])
         out["members"] = [adapt.figures(m, data, programs) for m in models] if len(models) > 1 else []
+    if args.predictions:
+        points = np.flatnonzero(sel)
+        np.savez(args.predictions, point=points, predicted=preds[sel], measured=data.speedup[sel])
     print(f"{args.data} ({args.split}, {len(programs)} programs)")
     for name, f in fig.items():
         if name == "all" or name.startswith("class:") or name.startswith("host:"):
