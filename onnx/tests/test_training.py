@@ -690,13 +690,20 @@ def test_evaluate_gives_a_checkpoints_held_out_figures_alone_and_as_an_ensemble(
     import evaluate
     tmp, _ = trained
     feats, ckpt = tmp / "features", tmp / "run" / "model.pt"
-    out = tmp_path / "one.json"
-    assert evaluate.main(["--checkpoints", str(ckpt), "--data", str(feats), "--split", "test", "--json", str(out)]) == 0
+    out, npz = tmp_path / "one.json", tmp_path / "one.npz"
+    assert evaluate.main(["--checkpoints", str(ckpt), "--data", str(feats), "--split", "test", "--json", str(out),
+                          "--predictions", str(npz)]) == 0
     got = json.loads(out.read_text())
     want = json.loads((tmp / "run" / "metrics.json").read_text())["test"]["all"]
     assert got["programs"] == want["programs"] and got["members"] == []
     for key in ("spearman", "ndcg@5", "mape"):
         assert got["ensemble"]["all"][key] == pytest.approx(want[key], abs=1e-6), key
+    # --predictions: every point of the test programs, with the measured speedup the data holds.
+    data = data_mod.Featurized(feats)
+    _, _, test_p = data_mod.split_programs(data.programs, 1)
+    z = np.load(npz)
+    assert sorted(z["point"]) == list(np.flatnonzero(np.isin(data.program, test_p)))
+    assert np.array_equal(z["measured"], data.speedup[z["point"]]) and np.all(z["predicted"] > 0)
     other = tmp_path / "other"
     assert train.main(["--data", str(feats), "--out", str(other), "--quiet", "--epochs", "1", "--seed", "1"]) == 0
     out = tmp_path / "two.json"
