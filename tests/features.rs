@@ -264,7 +264,7 @@ fn a_floating_point_reduction_innermost_is_a_chain_whose_jams_interleave() {
     // A tile of k: a chain per entry as long as the tile; k's own tile loop adds no chains.
     let t = feat(p, "tile(L0.0.0:8); unroll(L0.0.0.t:2)");
     assert_eq!(chain(&t, 2), [1.0, log(8.0), log(1.0)]);
-    // The changed fields of the identity's chain are only these (and the steps' own tags).
+    // The interchange's changes include the chain's (beside its own tags).
     assert!(changed(&id.comps[0], &x.comps[0]).iter().any(|n| n == "loop2.chain"));
 }
 

@@ -75,9 +75,10 @@ pub const STRIDES_SINCE: u32 = 5;
 /// and how many independent chains the innermost body interleaves (the jam factors and
 /// vector widths of the loops around it that are not themselves the reduction's). The other
 /// fields say each of these only in pieces (`reduction` of the original loop, `innermost`,
-/// the unroll factors of other levels), and the model did not put them together: it
-/// predicted 3.19x for syrk's interchange that makes its reduction innermost, which ran
-/// 0.72x (onnx/REPORT.md). Since layout [`CHAIN_SINCE`].
+/// the unroll factors of other levels); syrk's interchange that makes its reduction innermost
+/// was predicted at 3.19x and ran 0.72x. A pair continued with them ranked held-out data no
+/// better and still mispredicted syrk, and was not shipped (onnx/REPORT.md, "Not shipped
+/// (2026-12-04, night)"): the shipped model reads layout 6. Since layout [`CHAIN_SINCE`].
 pub const LOOP_CHAIN: &[(&str, Kind)] = &[
     ("chain", Kind::Bool),
     ("chain_length", Kind::Log),
