@@ -1,44 +1,47 @@
-"""Over-prediction of the held-out points by whether a computation runs a long, lone chain."""
+"""Held-out errors grouped by the reduction chain (layout 7): the `evaluate.py --predictions`
+files given, over the featurized data build/feat7. Wrote chain-errors.txt."""
 import json, sys
 import numpy as np
+
 F = "build/feat7"
 L = json.load(open(f"{F}/layout.json"))
 names = [f["name"] for f in L["fields"]]
 comps = np.load(f"{F}/comps.npy", mmap_mode="r")
-off = np.load(f"{F}/comp_offsets.npy"); cnt = np.load(f"{F}/comp_counts.npy")
-def cols(suffix): return [i for i, n in enumerate(names) if n.endswith(suffix)]
-ch, ln, il = cols(".chain"), cols(".chain_length"), cols(".chain_interleave")
-for path in sys.argv[1:]:
-    z = np.load(path)
-    pts, pred, meas = z["point"], z["predicted"], z["measured"]
-    lone_long = np.zeros(len(pts), bool); any_chain = np.zeros(len(pts), bool)
-    for n, p in enumerate(pts):
-        c = np.asarray(comps[off[p]:off[p + 1]])
-        on = c[:, ch] > 0.5
-        any_chain[n] = on.any()
-        # a chain of 256 or more per entry that runs alone (interleave 1)
-        lone_long[n] = (on & (c[:, ln] >= np.log1p(256) - 1e-4) & (c[:, il] <= np.log1p(1) + 1e-4)).any()
-    r = np.log(pred / meas)
-    for name, sel in [("all", np.ones(len(pts), bool)), ("a chain", any_chain), ("no chain", ~any_chain),
-                      ("a lone chain >= 256", lone_long)]:
-        print(f"{path}: {name:22} {sel.sum():6d} points  median predicted/measured {np.exp(np.median(r[sel])):.3f}"
-              f"  mean |log ratio| {np.mean(np.abs(r[sel])):.3f}")
+off = np.load(f"{F}/comp_offsets.npy")
+# Per loop level, the columns of the chain's fields and of the interchange tag.
+levels = [{f: names.index(f"loop{d}.{f}") for f in ("chain", "chain_length", "chain_interleave", "interchanged")}
+          for d in range(L["max_depth"])]
+LONG, LONE = np.log1p(256) - 1e-4, np.log1p(1) + 1e-4  # 256 or more per entry; interleave 1
 
-# Chains an interchange made: the chain's loop level is tagged interchanged (the schedule moved it).
-lv = lambda level, f: names.index(f"loop{level}.{f}")
-D = L["max_depth"]
+
+def groups(p):
+    """Whether point p has a chain, a lone long one, one an interchange made, a lone long one so."""
+    c = np.asarray(comps[off[p]:off[p + 1]])
+    out = np.zeros(4, bool)
+    for col in levels:
+        on = c[:, col["chain"]] > 0.5
+        lone = on & (c[:, col["chain_length"]] >= LONG) & (c[:, col["chain_interleave"]] <= LONE)
+        moved = c[:, col["interchanged"]] > 0.5
+        out |= [on.any(), lone.any(), (on & moved).any(), (lone & moved).any()]
+    return out
+
+
+def line(path, name, sel, r, meas=None, width=22):
+    extra = f"  measured median {np.median(meas[sel]):.3f}" if meas is not None else ""
+    print(f"{path}: {name:{width}} {sel.sum():6d} points  median predicted/measured {np.exp(np.median(r[sel])):.3f}"
+          f"  mean |log ratio| {np.mean(np.abs(r[sel])):.3f}{extra}")
+
+
+results = []
 for path in sys.argv[1:]:
     z = np.load(path)
-    pts, pred, meas = z["point"], z["predicted"], z["measured"]
-    made = np.zeros(len(pts), bool); made_lone = np.zeros(len(pts), bool)
-    for n, p in enumerate(pts):
-        c = np.asarray(comps[off[p]:off[p + 1]])
-        for level in range(D):
-            on = (c[:, lv(level, "chain")] > 0.5) & (c[:, lv(level, "interchanged")] > 0.5)
-            made[n] |= on.any()
-            made_lone[n] |= (on & (c[:, lv(level, "chain_length")] >= np.log1p(256) - 1e-4)
-                             & (c[:, lv(level, "chain_interleave")] <= np.log1p(1) + 1e-4)).any()
-    r = np.log(pred / meas)
-    for name, sel in [("interchange made a chain", made), ("... a lone one >= 256", made_lone)]:
-        print(f"{path}: {name:26} {sel.sum():6d} points  median predicted/measured {np.exp(np.median(r[sel])):.3f}"
-              f"  mean |log ratio| {np.mean(np.abs(r[sel])):.3f}  measured median {np.median(meas[sel]):.3f}")
+    pts, meas = z["point"], z["measured"]
+    g = np.array([groups(p) for p in pts])
+    results.append((path, np.log(z["predicted"] / meas), meas, g))
+for path, r, _, g in results:
+    for name, sel in [("all", np.ones(len(r), bool)), ("a chain", g[:, 0]), ("no chain", ~g[:, 0]),
+                      ("a lone chain >= 256", g[:, 1])]:
+        line(path, name, sel, r)
+for path, r, meas, g in results:
+    line(path, "interchange made a chain", g[:, 2], r, meas, 26)
+    line(path, "... a lone one >= 256", g[:, 3], r, meas, 26)
