@@ -50,11 +50,15 @@ def parse_args(argv):
                    help="weight of a pairwise ranking term over the schedules of each program in a batch "
                         "(logistic loss on log-prediction differences of pairs ordered by measured speedup); "
                         "0: regression only")
-    p.add_argument("--rank-pairs", choices=["uniform", "gap"], default="uniform",
-                   help="how the ranking term weighs a program's ordered pairs: uniform (each pair alike), or "
+    p.add_argument("--rank-pairs", choices=["uniform", "gap", "top"], default="uniform",
+                   help="how the ranking term weighs a program's ordered pairs: uniform (each pair alike), "
                         "gap (by how far apart their measured speedups are, in log, normalized to mean 1 over the "
                         "batch's pairs, as LambdaRank weighs a swap by what it costs: a program whose schedules "
-                        "run 0.5x to 40x decides more than one whose run 0.95x to 1.05x)")
+                        "run 0.5x to 40x decides more than one whose run 0.95x to 1.05x), or top (gap times how "
+                        "much swapping the pair moves a log-discounted rank gain, ranks measured over each "
+                        "program's schedules: LambdaRank's weight with the measured order, so the pairs that "
+                        "hold a program's fastest schedules decide and the order among its slow ones barely "
+                        "counts)")
     p.add_argument("--pretrained", help="encoder.pt of onnx/pretrain.py: start the computation encoder from it, "
                                         "frozen until the validation loss stops improving for --unfreeze-after "
                                         "epochs, then fine-tuned at a fifth of the learning rate")
@@ -68,9 +72,11 @@ def parse_args(argv):
                    help="the layout --init was trained on, when the data's is a later one (default: layout.json "
                         "beside --init): its columns keep their weights, the columns the later layout added start "
                         "at zero weight (so the starting model predicts as before) with the data's standardization")
-    p.add_argument("--select", choices=["loss", "ranking"], default="loss",
+    p.add_argument("--select", choices=["loss", "ranking", "picks"], default="loss",
                    help="validation figure that picks the best epoch and stops early: loss (the regression "
-                        "loss being minimized) or ranking (mean of validation Spearman and nDCG@5)")
+                        "loss being minimized), ranking (mean of validation Spearman and nDCG@5) or picks (the "
+                        "geometric mean, over validation programs whose best schedule runs 2x or more, of what "
+                        "the model's first choice runs at as a fraction of the best: the search's top-1 regret)")
     p.add_argument("--heads", type=int, default=1,
                    help="several regression heads over one body, each trained on its own bootstrap weights of "
                         "the points (Poisson(1) per point and head): an ensemble at the cost of one network, "
@@ -167,12 +173,15 @@ def calibrate_laplace(model, data, programs, device, batch, alpha):
     return float(covered.mean()), float(np.mean(ratios <= factor)), factor
 
 
-def ranking_loss(pred, y, program, censored, margin=0.02, pairs_by="uniform"):
+def ranking_loss(pred, y, program, censored, margin=0.02, pairs_by="uniform", rank=None):
     """Pairwise logistic loss over pairs of one program whose measured speedups differ by more
     than `margin` (in log): the faster one should be predicted faster. A censored point is
     known slower only than points above its bound, so it is never the faster of a pair.
     `pairs_by="gap"` weighs each pair by its measured log gap (mean 1 over the pairs): a swap
-    of 2x and 30x costs a search far more than one of 1.00x and 1.03x."""
+    of 2x and 30x costs a search far more than one of 1.00x and 1.03x. `pairs_by="top"`
+    multiplies that by |1/log2(2+r_i) - 1/log2(2+r_j)|, `rank` being each point's measured
+    rank among its program's schedules (0: the fastest): what the swap costs a discounted
+    gain, so a program's first choice is what the term trains."""
     logp, logy = torch.log(pred), torch.log(y)
     same = program[:, None] == program[None, :]
     gap = logy[:, None] - logy[None, :]
@@ -182,10 +191,25 @@ def ranking_loss(pred, y, program, censored, margin=0.02, pairs_by="uniform"):
         return pred.sum() * 0.0
     diff = logp[:, None] - logp[None, :]
     losses = torch.nn.functional.softplus(-diff[pairs])
-    if pairs_by == "gap":
+    if pairs_by in ("gap", "top"):
         w = gap[pairs].detach()
-        return (losses * w).sum() / w.sum()
+        if pairs_by == "top":
+            disc = 1.0 / torch.log2(2.0 + rank.to(pred.dtype))
+            w = w * (disc[:, None] - disc[None, :]).abs()[pairs]
+        return (losses * w).sum() / w.sum().clamp_min(1e-12)
     return losses.mean()
+
+
+def measured_ranks(speedup, program):
+    """Each point's rank among its program's points by measured speedup (0: the fastest;
+    a censored point at its bound)."""
+    rank = np.empty(len(speedup), dtype=np.int64)
+    order = np.lexsort((-speedup, program))
+    prog_sorted = program[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(prog_sorted)) + 1]
+    pos = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+    rank[order] = pos
+    return rank
 
 
 def predict(model, data, batch_list, device):
@@ -306,6 +330,7 @@ def main(argv=None):
     targets = torch.from_numpy(data.speedup)
     censored = torch.from_numpy(data.censored)
     program_of = torch.from_numpy(data.program.astype(np.int64))
+    rank_of = torch.from_numpy(measured_ranks(data.speedup, data.program.astype(np.int64)))
 
     config = {
         "features": data.layout["features"],
@@ -405,6 +430,11 @@ def main(argv=None):
         if args.select == "ranking":
             s = metrics.summary(vp[vidx], data.speedup[vidx], data.program[vidx], censored=data.censored[vidx])
             return -(s["spearman"] + s["ndcg@5"]) / 2
+        if args.select == "picks":
+            b = metrics.picks(vp[vidx], data.speedup[vidx], data.program[vidx],
+                              buckets=[("best >=2x", 2.0, float("inf")), ("all", 0.0, float("inf"))])
+            # (A validation split with no program of 2x, a small smoke run's: all of them.)
+            return -(b["best >=2x"] if b["best >=2x"]["programs"] else b["all"])["pick_over_best"]
         if args.loss == "mape":
             return metrics.mape(vp[vidx], data.speedup[vidx])
         return float(np.mean(np.abs(np.log(vp[vidx]) - np.log(data.speedup[vidx]))))
@@ -429,12 +459,14 @@ def main(argv=None):
             raw = model(*cache[id(idx)])
             cens = censored[idx].to(device)
             prog = program_of[idx].to(device)
+            rank = rank_of[idx].to(device)
             loss = 0.0
             if args.laplace is not None:
                 mu, b = model.laplace_parts(raw)
                 loss = laplace_training_loss(mu, b, y, w, cens, args.laplace_mean, args.loss)
                 if args.rank_weight > 0:
-                    loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens, pairs_by=args.rank_pairs)
+                    loss = loss + args.rank_weight * ranking_loss(torch.exp(mu), y, prog, cens, pairs_by=args.rank_pairs,
+                                                                rank=rank)
                 heads = []
             else:
                 heads = [raw] if raw.dim() == 1 else [raw[:, m] for m in range(raw.shape[1])]
@@ -442,7 +474,8 @@ def main(argv=None):
                 hw = w if len(heads) == 1 else w * boot[idx, m].to(device)
                 loss = loss + regression_loss(pred, y, hw, cens, args.loss) / len(heads)
                 if args.rank_weight > 0:
-                    loss = loss + args.rank_weight * ranking_loss(pred, y, prog, cens, pairs_by=args.rank_pairs) / len(heads)
+                    loss = loss + args.rank_weight * ranking_loss(pred, y, prog, cens, pairs_by=args.rank_pairs,
+                                                                rank=rank) / len(heads)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -456,7 +489,7 @@ def main(argv=None):
         bar.set_postfix(train=f"{total / max(count, 1):.3f}", val=f"{val_figure:.3f}")
         if args.quiet:
             print(f"epoch {epoch + 1}: train {args.loss} {total / max(count, 1):.4f}, validation "
-                  f"{'-ranking' if args.select == 'ranking' else args.loss} {val_figure:.4f}, "
+                  f"{'-' + args.select if args.select in ('ranking', 'picks') else args.loss} {val_figure:.4f}, "
                   f"{time.time() - t0:.0f} s", flush=True)
         if val_figure < best[0]:
             best = (val_figure, {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, epoch + 1)

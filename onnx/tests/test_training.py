@@ -205,6 +205,30 @@ def test_gap_weighted_pairs_count_a_swap_by_how_far_apart_its_schedules_run():
         train.ranking_loss(same, y2, program, none).item())
 
 
+def test_top_weighted_pairs_train_a_programs_first_choice_over_its_slow_schedules():
+    import numpy as np
+    import torch
+    # One program of four schedules, 8x, 4x, 1.2x and 1.0x; the ranks are measured, per program.
+    y = torch.tensor([8.0, 4.0, 1.2, 1.0, 3.0, 1.0])
+    program = torch.tensor([0, 0, 0, 0, 1, 1])
+    rank = torch.from_numpy(train.measured_ranks(y.numpy(), program.numpy()))
+    assert rank.tolist() == [0, 1, 2, 3, 0, 1]
+    scrambled = train.measured_ranks(np.array([1.0, 3.0, 2.0]), np.array([5, 2, 5]))
+    assert scrambled.tolist() == [1, 0, 0]
+    none = torch.zeros(6, dtype=torch.bool)
+    # The same log gap swapped at the top (8x vs 4x) or at the bottom (1.2x vs 1.0x, made as far
+    # apart by predicting them so): gap weighting counts the top swap as its gap, top more so.
+    top_swapped = torch.tensor([4.0, 8.0, 1.2, 1.0, 3.0, 1.0])
+    bottom_swapped = torch.tensor([8.0, 4.0, 1.0, 1.2, 3.0, 1.0])
+    gap = [train.ranking_loss(p, y, program, none, pairs_by="gap").item() for p in (top_swapped, bottom_swapped)]
+    top = [train.ranking_loss(p, y, program, none, pairs_by="top", rank=rank).item()
+           for p in (top_swapped, bottom_swapped)]
+    assert top[0] / top[1] > gap[0] / gap[1] > 1.0
+    # A right order costs less than a wrong one under either weighting.
+    right = train.ranking_loss(y, y, program, none, pairs_by="top", rank=rank).item()
+    assert right < top[1]
+
+
 def test_training_with_the_ranking_term(tmp_path):
     feats = tmp_path / "features"
     subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
@@ -213,6 +237,14 @@ def test_training_with_the_ranking_term(tmp_path):
                        "--rank-weight", "1.0"]) == 0
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert metrics["config"]["args"]["rank_weight"] == 1.0
+    # The top-weighted pairs, the best epoch chosen by the first choices' regret.
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "top"), "--epochs", "2", "--quiet",
+                       "--rank-weight", "1.0", "--rank-pairs", "top", "--select", "picks"]) == 0
+    history = json.loads((tmp_path / "top" / "history.json").read_text())
+    figures = [h["val_loss"] for h in history]
+    assert all(-1.0 <= f < 0.0 for f in figures)
+    best = json.loads((tmp_path / "top" / "metrics.json").read_text())["config"]
+    assert best["args"]["select"] == "picks"
 
 
 def test_fine_tuning_starts_from_a_model_and_keeps_it_when_it_does_not_help(trained, tmp_path):
