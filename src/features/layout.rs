@@ -76,9 +76,10 @@ pub const STRIDES_SINCE: u32 = 5;
 /// vector widths of the loops around it that are not themselves the reduction's). The other
 /// fields say each of these only in pieces (`reduction` of the original loop, `innermost`,
 /// the unroll factors of other levels); syrk's interchange that makes its reduction innermost
-/// was predicted at 3.19x and ran 0.72x. A pair continued with them ranked held-out data no
-/// better and still mispredicted syrk, and was not shipped (onnx/REPORT.md, "Not shipped
-/// (2026-12-04, night)"): the shipped model reads layout 6. Since layout [`CHAIN_SINCE`].
+/// was predicted at 3.19x and ran 0.72x. A pair continued with them alone ranked held-out
+/// data no better (onnx/REPORT.md, "Not shipped (2026-12-04, night)"); continued further with
+/// the ranking pairs weighed toward each program's fastest schedules it was shipped (REPORT,
+/// "Shipped since 2026-12-04, late"). Since layout [`CHAIN_SINCE`].
 pub const LOOP_CHAIN: &[(&str, Kind)] = &[
     ("chain", Kind::Bool),
     ("chain_length", Kind::Log),

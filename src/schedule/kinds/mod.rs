@@ -518,6 +518,6 @@ mod tests {
         assert_eq!(v7[..v5.len()], v5[..]);
         assert_eq!(v7[v5.len()..], ["chain", "chain_length", "chain_interleave"]);
         assert_eq!(layout::scalars_at(7), layout::scalars_at(6));
-        assert_eq!(layout::spec_at(6).hash, "a01c2d02095f4d34", "layout 6 is the shipped model's: its fingerprint stays");
+        assert_eq!(layout::spec_at(6).hash, "a01c2d02095f4d34", "layout 6 is the fingerprint models shipped before 2026-12-04 late recorded: it stays");
     }
 }
