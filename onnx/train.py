@@ -330,7 +330,7 @@ def main(argv=None):
     targets = torch.from_numpy(data.speedup)
     censored = torch.from_numpy(data.censored)
     program_of = torch.from_numpy(data.program.astype(np.int64))
-    rank_of = torch.from_numpy(measured_ranks(data.speedup, data.program.astype(np.int64)))
+    rank_of = torch.from_numpy(measured_ranks(data.speedup, program_of.numpy()))
 
     config = {
         "features": data.layout["features"],
