@@ -26,12 +26,15 @@
 #include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Affine/Analysis/LoopAnalysis.h"
 #include "mlir/Dialect/Affine/Analysis/Utils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/AffineValueMap.h"
+#include "mlir/Dialect/Affine/LoopUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
@@ -555,6 +558,237 @@ SmallVector<Carried> carriedWithinSpans(AffineForOp loop, ArrayRef<int64_t> span
       }
     }
   return out;
+}
+
+
+namespace {
+
+/// How a loop's upper bound (a min of several expressions) becomes one expression: the
+/// enclosing loop whose induction variable the expressions use (`tile`; none where they
+/// are constants), the expression that is the min on the iterations kept, and whether the
+/// last iteration of `tile` must be peeled first for it to be.
+struct BoundPlan {
+  AffineForOp tile;
+  unsigned result = 0;
+  bool peel = false;
+};
+
+bool linearExpr(AffineExpr e) {
+  bool linear = true;
+  e.walk([&](AffineExpr x) {
+    if (x.getKind() == AffineExprKind::Mod || x.getKind() == AffineExprKind::FloorDiv ||
+        x.getKind() == AffineExprKind::CeilDiv)
+      linear = false;
+  });
+  return linear;
+}
+
+/// The values of `map`'s results with `iv` at `at` and the other operands constants; none
+/// where an operand is neither.
+std::optional<SmallVector<int64_t>> evalAt(AffineMap map, ValueRange operands, Value iv,
+                                           int64_t at) {
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> dims, syms;
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    std::optional<int64_t> c = v == iv ? std::optional<int64_t>(at) : getConstantIntValue(v);
+    if (!c)
+      return std::nullopt;
+    (i < map.getNumDims() ? dims : syms).push_back(getAffineConstantExpr(*c, ctx));
+  }
+  SmallVector<int64_t> out;
+  for (AffineExpr e : map.getResults()) {
+    auto c = dyn_cast<AffineConstantExpr>(e.replaceDimsAndSymbols(dims, syms));
+    if (!c)
+      return std::nullopt;
+    out.push_back(c.getValue());
+  }
+  return out;
+}
+
+/// The result of `map` that is the least at both `lo` and `hi` of `iv`: with results linear
+/// in `iv`, the least on the whole range between them.
+std::optional<unsigned> leastResult(AffineMap map, ValueRange operands, Value iv, int64_t lo,
+                                    int64_t hi) {
+  auto a = evalAt(map, operands, iv, lo), b = evalAt(map, operands, iv, hi);
+  if (!a || !b)
+    return std::nullopt;
+  for (unsigned r = 0; r < a->size(); ++r) {
+    bool least = true;
+    for (unsigned k = 0; k < a->size(); ++k)
+      least &= (*a)[k] >= (*a)[r] && (*b)[k] >= (*b)[r];
+    if (least)
+      return r;
+  }
+  return std::nullopt;
+}
+
+/// The iterations of `tile` (constant bounds, known): first and last value of its
+/// induction variable.
+std::optional<std::pair<int64_t, int64_t>> ivRange(AffineForOp tile) {
+  std::optional<uint64_t> trips = getConstantTripCount(tile);
+  if (!tile.hasConstantBounds() || !trips || *trips == 0)
+    return std::nullopt;
+  int64_t lb = tile.getConstantLowerBound();
+  return std::make_pair(lb, lb + static_cast<int64_t>(*trips - 1) * tile.getStepAsInt());
+}
+
+/// planBound's plan for `l`'s upper bound, or why there is none.
+FailureOr<BoundPlan> planUpperBound(AffineForOp l, std::string &why) {
+  AffineMap map = l.getUpperBoundMap();
+  ValueRange operands = l.getUpperBoundOperands();
+  std::string n = nameOf(l);
+  if (l.getLowerBoundMap().getNumResults() != 1)
+    return why = n + "'s lower bound is a max of several expressions", failure();
+  if (map.getNumResults() == 1)
+    return BoundPlan{};
+  AffineForOp tile;
+  for (Value v : operands) {
+    if (getConstantIntValue(v))
+      continue;
+    AffineForOp owner = getForInductionVarOwner(v);
+    if (!owner || (tile && owner != tile))
+      return why = n + "'s upper bound depends on more than one enclosing loop", failure();
+    tile = owner;
+  }
+  if (!tile) {
+    auto r = leastResult(map, operands, Value(), 0, 0);
+    if (!r)
+      return why = n + "'s upper bound cannot be evaluated", failure();
+    return BoundPlan{tile, *r, false};
+  }
+  for (AffineExpr e : map.getResults())
+    if (!linearExpr(e))
+      return why = n + "'s upper bound uses mod or floordiv", failure();
+  auto range = ivRange(tile);
+  if (!range || tile.getNumIterOperands() > 0)
+    return why = nameOf(tile) + ", whose last tile " + n + " would peel, has no constant "
+                 "bounds or carries values",
+           failure();
+  Value iv = tile.getInductionVar();
+  auto [first, last] = *range;
+  if (auto r = leastResult(map, operands, iv, first, last))
+    return BoundPlan{tile, *r, false};
+  // Only a tile loop's partial tile is peeled (the loop `tile` made for this one, named
+  // after it): the fuzzer's oracle gives the step that meaning (src/fuzz/oracle.rs).
+  if (nameOf(tile) != n + ".t")
+    return why = n + "'s upper bound is a min over " + nameOf(tile) + ", which is not its "
+                 "tile loop (only the partial tiles of the schedule's own tiling are peeled)",
+           failure();
+  if (last > first)
+    if (auto r = leastResult(map, operands, iv, first, last - tile.getStepAsInt()))
+      return BoundPlan{tile, *r, true};
+  return why = n + "'s upper bound is not one expression on all but the last iteration of " +
+               nameOf(tile),
+         failure();
+}
+
+void setUpperResult(AffineForOp l, unsigned r) {
+  AffineMap map = l.getUpperBoundMap();
+  AffineMap one = AffineMap::get(map.getNumDims(), map.getNumSymbols(), map.getResult(r));
+  SmallVector<Value> operands(l.getUpperBoundOperands());
+  canonicalizeMapAndOperands(&one, &operands);
+  l.setUpperBound(operands, one);
+}
+
+/// Every loop under `root` whose upper bound is one expression on all the iterations of
+/// the loop it depends on gets that expression alone.
+void simplifyUpperBounds(Operation *root) {
+  root->walk([&](AffineForOp l) {
+    // A promoted copy's bounds use the constant its induction variable became.
+    auto constant = [](Value v) { return getConstantIntValue(v).has_value(); };
+    if (llvm::any_of(l.getLowerBoundOperands(), constant)) {
+      AffineMap map = l.getLowerBoundMap();
+      SmallVector<Value> operands(l.getLowerBoundOperands());
+      canonicalizeMapAndOperands(&map, &operands);
+      l.setLowerBound(operands, map);
+    }
+    if (llvm::any_of(l.getUpperBoundOperands(), constant)) {
+      AffineMap map = l.getUpperBoundMap();
+      SmallVector<Value> operands(l.getUpperBoundOperands());
+      canonicalizeMapAndOperands(&map, &operands);
+      l.setUpperBound(operands, map);
+    }
+    if (l.getUpperBoundMap().getNumResults() < 2)
+      return;
+    std::string why;
+    auto plan = planUpperBound(l, why);
+    if (succeeded(plan) && !plan->peel)
+      setUpperResult(l, plan->result);
+  });
+}
+
+/// Peels the last iteration of `tile` (constant bounds, at least two iterations) into a
+/// copy after it, whose single iteration is promoted to plain code; its loops are marked
+/// kRemainderAttr.
+void peelLastIteration(AffineForOp tile) {
+  auto [first, last] = *ivRange(tile);
+  (void)first;
+  Operation *parent = tile->getParentOp();
+  OpBuilder b(tile->getContext());
+  b.setInsertionPointAfter(tile);
+  auto rest = cast<AffineForOp>(b.clone(*tile.getOperation()));
+  tile.setConstantUpperBound(last);
+  rest.setConstantLowerBound(last);
+  rest.getBody()->walk([&](AffineForOp l) { l->setAttr(kRemainderAttr, b.getUnitAttr()); });
+  (void)promoteIfSingleIteration(rest);
+  simplifyUpperBounds(parent);
+}
+
+} // namespace
+
+bool partialTilesPeelable(ArrayRef<AffineForOp> loops, std::string &why) {
+  for (AffineForOp l : loops)
+    if (failed(planUpperBound(l, why)))
+      return false;
+  return true;
+}
+
+PeeledTrips peeledTrips(AffineForOp l) {
+  if (std::optional<uint64_t> trips = getConstantTripCount(l))
+    return {trips, std::nullopt};
+  std::string why;
+  auto plan = planUpperBound(l, why);
+  if (failed(plan) || !plan->tile)
+    return {};
+  AffineForOp tile = plan->tile;
+  Value iv = tile.getInductionVar();
+  auto [first, last] = *ivRange(tile);
+  int64_t step = l.getStepAsInt();
+  // One lower bound expression, the kept upper bound expression: the trip count at iv.
+  auto tripsAt = [&](int64_t at, bool all) -> std::optional<uint64_t> {
+    auto lo = evalAt(l.getLowerBoundMap(), l.getLowerBoundOperands(), iv, at);
+    auto hi = evalAt(l.getUpperBoundMap(), l.getUpperBoundOperands(), iv, at);
+    if (!lo || !hi)
+      return std::nullopt;
+    int64_t ub = all ? *llvm::min_element(*hi) : (*hi)[plan->result];
+    return static_cast<uint64_t>(std::max<int64_t>(0, llvm::divideCeil(ub - (*lo)[0], step)));
+  };
+  int64_t keptLast = plan->peel ? last - tile.getStepAsInt() : last;
+  auto a = tripsAt(first, false), b = tripsAt(keptLast, false);
+  PeeledTrips out;
+  if (a && b && *a == *b)
+    out.full = a;
+  if (plan->peel)
+    out.last = tripsAt(last, true);
+  return out;
+}
+
+void peelPartialTiles(func::FuncOp f, StringRef name) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (AffineForOp l : loopsNamed(f, name)) {
+      std::string why;
+      auto plan = planUpperBound(l, why);
+      if (failed(plan) || l.getUpperBoundMap().getNumResults() < 2)
+        continue;
+      if (plan->peel) {
+        peelLastIteration(plan->tile);
+        changed = true;
+        break;
+      }
+      setUpperResult(l, plan->result);
+    }
+  }
 }
 
 } // namespace autosched

@@ -165,6 +165,32 @@ carriedWithinSpans(mlir::affine::AffineForOp loop, mlir::ArrayRef<int64_t> spans
                    llvm::function_ref<bool(mlir::Operation *src, mlir::Operation *dst)> pick,
                    const Report &report);
 
+/// Partial tiles. A tiled loop's point loop runs `for %i = %t to min(%t + T, N)`: the min
+/// (a bound with several expressions) is what MLIR's unrollers cannot bound a clean-up loop
+/// for, and what the vectorizer cannot peel a remainder from. Peeling the last iteration
+/// of the tile loop (the partial tile) leaves every copy with one expression per bound:
+/// `%t to %t + T` in the full tiles, constants in the last one. Peeling one iteration off
+/// a loop keeps the order of all iterations, so it is always legal.
+///
+/// Whether every loop in `loops` can be brought to one lower and one upper bound
+/// expression that way (or has them already). Where one cannot, `why` says why.
+bool partialTilesPeelable(mlir::ArrayRef<mlir::affine::AffineForOp> loops, std::string &why);
+
+/// The trip counts a loop of `loops` will have once its partial tiles are peeled (the full
+/// tiles', the last tile's), or its own constant trip count where nothing is peeled; none
+/// where the count is unknown.
+struct PeeledTrips {
+  std::optional<uint64_t> full, last;
+};
+PeeledTrips peeledTrips(mlir::affine::AffineForOp loop);
+
+/// Peels the partial tiles of the loops named `name` in `f` (see partialTilesPeelable,
+/// which must hold), repeatedly, until every loop of that name has single-expression
+/// bounds. The loops of the peeled last tiles carry the attribute `kRemainderAttr`
+/// (which the caller removes): a clean-up copy that may run fewer iterations than a factor.
+void peelPartialTiles(mlir::func::FuncOp f, mlir::StringRef name);
+constexpr const char *kRemainderAttr = "autosched.remainder";
+
 } // namespace autosched
 
 #endif // AFFINE_AUTOSCHED_TRANSFORMS_H

@@ -106,6 +106,16 @@ impl Fingerprint {
     }
 }
 
+/// The vector registers code generation for this host has: 32 with AVX-512 (which also
+/// gives 256-bit code ymm16-31), else 16 (AVX2's ymm, SSE's xmm).
+pub fn vector_registers() -> u32 {
+    if fingerprint().isa.iter().any(|f| f == "avx512f") {
+        32
+    } else {
+        16
+    }
+}
+
 /// This machine's fingerprint, read once.
 pub fn fingerprint() -> &'static Fingerprint {
     static FP: std::sync::OnceLock<Fingerprint> = std::sync::OnceLock::new();

@@ -5,8 +5,20 @@
 // RUN: %autosched describe --tree %s | FileCheck %s --check-prefix=TREE
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@tiled: parallelize(L0); unroll(L0.0.0:4)"}))' %s 2>&1 | FileCheck %s --check-prefix=APPLY
+// A point loop of the schedule's own tiling unrolled by a factor its trip count may not be
+// a multiple of: the partial last tile is peeled (full tiles `%t to %t + 24`, the last one
+// constant), then each copy is unrolled with its own clean-up.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@tiled: tile(L0.0.0:24); unroll(L0.0.0:5)"}))' %s 2>&1 | FileCheck %s --check-prefix=PEEL
+// RUN: %autosched run %s --function tiled -s "tile(L0.0.0:24); unroll(L0.0.0:5)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EXEC
+// The input's own tiling is not peeled (L0 is not L0.0's tile loop of the schedule), nor a
+// max lower bound (the window's): refused, IR unchanged.
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
-// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@tiled: unroll(L0.0:3)"}))' %s 2>&1 | FileCheck %s --check-prefix=UNROLL
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@tiled: unroll(L0.0:3)"}))' %s 2>&1 | FileCheck %s --check-prefix=INPUT
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@clamped: unroll(L0.0:2)"}))' %s 2>&1 | FileCheck %s --check-prefix=UNROLL
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@clamped: vectorize(L0.0:4)"}))' %s 2>&1 | FileCheck %s --check-prefix=VEC
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@tiled: interchange(L0, L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=SWAP
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
@@ -27,7 +39,16 @@
 // APPLY: affine.for %{{.*}} = #{{.*}}(%{{.*}}) to min #{{.*}}(%{{.*}}) {
 // APPLY: affine.for %{{.*}} = 0 to 64 step 4 {
 
-// UNROLL: refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 3 (MLIR's unroller cannot bound the clean-up loop)
+// PEEL: remark: affine-autosched: applied schedule to @tiled: tile(L0.0.0:24); unroll(L0.0.0:5)
+// PEEL:      affine.for %[[T:.*]] = 0 to 48 step 24 {
+// PEEL-NEXT:   affine.for %{{.*}} = #{{.*}}(%[[T]]) to #{{.*}}(%[[T]]) step 5 {
+// PEEL:        affine.for %{{.*}} = 48 to 63 step 5 {
+// PEEL:      func.func @clamped
+// INPUT: refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 3 (MLIR's unroller cannot bound the clean-up loop; L0.0's upper bound is a min over L0, which is not its tile loop (only the partial tiles of the schedule's own tiling are peeled)); the IR was left unchanged
+// EXEC: equivalent: all buffers bitwise identical
+
+// VEC: refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 4 (its remainder loop cannot be bounded; L0.0's lower bound is a max of several expressions); the IR was left unchanged
+// UNROLL: refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 2 (MLIR's unroller cannot bound the clean-up loop; L0.0's lower bound is a max of several expressions); the IR was left unchanged
 // SWAP: refused: the bounds of L0.0 depend on L0 (the band is not rectangular)
 
 // DEFAULT-DAG: remark: affine-autosched: @tiled:

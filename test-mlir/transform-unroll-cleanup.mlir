@@ -57,7 +57,7 @@
 // CONST:        affine.for %{{.*}} = 8 to 10 {
 // CONST-NOT:    max
 
-// AGAIN: error: affine-autosched: schedule not applied to @triangular: step 2 (unroll(L0.0:2)) refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 2 (MLIR's unroller cannot bound the clean-up loop); the IR was left unchanged
+// AGAIN: error: affine-autosched: schedule not applied to @triangular: step 2 (unroll(L0.0:2)) refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 2 (MLIR's unroller cannot bound the clean-up loop; L0.0's lower bound is a max of several expressions); the IR was left unchanged
 
 // EXEC: equivalent: all buffers bitwise identical
 

@@ -7,9 +7,13 @@
 // remainder starts at max(split, lb).
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@triangle: vectorize(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=TRI
-// Refusals, with the IR unchanged: a min bound needing a remainder; fewer iterations than lanes.
-// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
-// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@scale: tile(L0.0:24); vectorize(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=MIN
+// A tile's point loop (min bound): the partial last tile is peeled first. 100 columns in
+// tiles of 24: four full tiles of 3 vectors each, and a last tile of 4 that stays scalar.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@scale: tile(L0.0:24); vectorize(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=PEEL
+// RUN: %autosched run %s --function scale -s "tile(L0.0:24); vectorize(L0.0:8)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EXEC
+// Refusals, with the IR unchanged: fewer iterations than lanes (a max lower bound with no
+// partial tile to peel: test-mlir/minmax-bounds.mlir).
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@short: vectorize(L0:16)"}))' %s 2>&1 | FileCheck %s --check-prefix=SHORT
 
@@ -32,7 +36,16 @@
 // TRI:          affine.for %{{.*}} = max #{{.*}}(%[[SPLIT]], %{{.*}}) to #{{.*}}(%[[I]]) {
 // TRI-NEXT:       affine.load
 
-// MIN: step 2 (vectorize(L0.0:8)) refused: L0.0 has a max or min bound and a trip count that is not a known multiple of 8 (its remainder loop cannot be bounded); the IR was left unchanged
+// PEEL-LABEL: func.func @scale
+// PEEL:        affine.for %{{.*}} = 0 to 50 {
+// PEEL-NEXT:     affine.for %[[T:.*]] = 0 to 96 step 24 {
+// PEEL-NEXT:       affine.for %{{.*}} = #{{.*}}(%[[T]]) to #{{.*}}(%[[T]]) step 8 {
+// PEEL:              vector.transfer_write {{.*}} : vector<8xf32>, memref<50x100xf32>
+// PEEL:          affine.for %{{.*}} = 96 to 100 {
+// PEEL-NEXT:       affine.load
+// PEEL-NOT:    min
+// PEEL:        return
+// EXEC: equivalent: all buffers bitwise identical
 // SHORT: step 1 (vectorize(L0:16)) refused: L0 runs 10 iterations, fewer than the width 16; the IR was left unchanged
 
 func.func @scale(%A: memref<50x100xf32>, %s: f32) {

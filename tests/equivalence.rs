@@ -74,6 +74,24 @@ fn reductions_and_clamped_bounds_execute_equivalently() {
 }
 
 #[test]
+fn unrolling_through_partial_tiles_executes_equivalently() {
+    // Tiles that do not divide their loops: the unroll peels each partial last tile (64 rows
+    // in tiles of 20 leave 4, the factor; 48 columns in tiles of 32 leave 16), then unrolls
+    // the full tiles' copies and the last tile's, under a parallel tile loop.
+    equivalent(GEMM.0, GEMM.1, "tile(L0:20, L0.0:32, L0.0.0:12); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:8); parallelize(L0.t)");
+    // A last tile shorter than the factor (48 columns in tiles of 40 leave 8, by 16) stays
+    // rolled; full tiles that are not a multiple of the factor (24 rows by 8 is one; 40
+    // columns by 16 is not) get a clean-up loop each.
+    equivalent(GEMM.0, GEMM.1, "tile(L0:24, L0.0:40); accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:16)");
+    // A triangular loop inside the jammed point loop (syrk's k in tiles of 64: 200 leaves 8).
+    equivalent("syrk.mlir", "syrk", "tile(L0.1:64); unroll(L0.1:3)");
+    // A stencil's sweeps (248 points in tiles of 32 leave 24).
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "tile(L0.0:32, L0.0.0:32); unroll(L0.0:3); unroll(L0.0.0:5)");
+    // A convolution's output rows and columns (32 in tiles of 10 and 12 leave 2 and 8).
+    equivalent("conv2d.mlir", "conv2d", "tile(L0.0.0:10, L0.0.0.0:12); unroll(L0.0.0:4); unroll(L0.0.0.0:8)");
+}
+
+#[test]
 fn parallelization_executes_equivalently() {
     equivalent(GEMM.0, GEMM.1, "parallelize(L0)");
     equivalent(GEMM.0, GEMM.1, "parallelize(L0.0)");
@@ -98,6 +116,11 @@ fn vectorization_executes_equivalently() {
     equivalent("syrk.mlir", "syrk", "vectorize(L0.0:8)");
     equivalent("transform-vectorize-remainder.mlir", "triangle", "vectorize(L0.0:8)");
     equivalent("transform-vectorize-remainder.mlir", "scale", "tile(L0:16); vectorize(L0.0:16)");
+    // A tile's point loop with a partial last tile, peeled first: 48 columns in tiles of 20
+    // (full tiles of 2 vectors and 4 scalars, a last tile of one vector); 248 points in
+    // tiles of 40 (a last tile of 8, fewer than the 16 lanes, stays scalar).
+    equivalent(GEMM.0, GEMM.1, "interchange(L0, L0.0.0, L0.0); tile(L0.0:20); vectorize(L0.0:8)");
+    equivalent("jacobi-2d.mlir", "jacobi_2d", "tile(L0.0.0:40); vectorize(L0.0.0:16)");
     // conv2d (three reduction loops): x moves innermost, then 16 lanes along x.
     equivalent(
         "conv2d.mlir",

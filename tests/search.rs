@@ -1170,6 +1170,8 @@ fn long_sequences_checked_from_a_prefix_agree_with_the_whole_schedule() {
     let (mut checked, mut refused, mut built, mut on_its_nests) = (0, 0, 0, 0);
     for (file, prefix, stage) in [
         ("benchmarks/kernels/gemm-1024.mlir", "", Stage::Tile),
+        // Register tiles over partial tiles (1000x1100x1200), which the unrolls peel.
+        ("benchmarks/polybench/gemm.mlir", "distribute(L0); interchange(L0.1.0, L0.1)", Stage::Tile),
         ("benchmarks/polybench/2mm.mlir", "", Stage::Distribute),
         ("benchmarks/polybench/2mm.mlir", "distribute(L0.0); distribute(L0)", Stage::Tile),
         ("benchmarks/polybench/3mm.mlir", "", Stage::Distribute),
@@ -1220,8 +1222,10 @@ fn long_sequences_checked_from_a_prefix_agree_with_the_whole_schedule() {
             }
         }
     }
+    // Built: gemm-1024's register tiles, two shapes with and without packing on an AVX2 host
+    // (8x32 does not fit its 16 vector registers; three shapes with AVX-512).
     assert!(
-        checked > 40 && refused > 5 && built > 5 && on_its_nests > 5,
+        checked > 40 && refused > 5 && built > 3 && on_its_nests > 5,
         "{checked} checked, {refused} refused, {built} built, {on_its_nests} decided on their nests"
     );
 }

@@ -127,6 +127,14 @@ SmallVector<int32_t> checkUnrollJamFactors(AffineForOp loop, ArrayRef<int64_t> f
   return out;
 }
 
+/// Whether unrolling `loop` by `factor` peels its partial tiles first: a bound with several
+/// expressions, and a trip count not known to be a multiple of the factor.
+bool needsPeeling(AffineForOp loop, int64_t factor) {
+  return (loop.getLowerBoundMap().getNumResults() != 1 ||
+          loop.getUpperBoundMap().getNumResults() != 1) &&
+         getLargestDivisorOfTripCount(loop) % factor != 0;
+}
+
 /// The cases where MLIR's loopUnrollByFactor / loopUnrollJamByFactor give up (before
 /// changing anything): refused here with the reason, so that a failure of the utility
 /// remains a real failure.
@@ -140,19 +148,34 @@ LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
                          std::to_string(factor)),
            failure();
   // A clean-up loop is needed and a bound is a max or a min (a tiled loop's, or an
-  // earlier unroll's clean-up loop): MLIR cannot express the clean-up loop's bounds.
-  if ((loop.getLowerBoundMap().getNumResults() != 1 ||
-       loop.getUpperBoundMap().getNumResults() != 1) &&
-      getLargestDivisorOfTripCount(loop) % factor != 0)
-    return report.refuse(n + " has a max or min bound and a trip count that is not a "
-                         "known multiple of " + std::to_string(factor) +
-                         " (MLIR's unroller cannot bound the clean-up loop)"),
-           failure();
+  // earlier unroll's clean-up loop): MLIR cannot express the clean-up loop's bounds. A
+  // tiled loop's min goes when its partial tile is peeled (needsPeeling): the full tiles'
+  // copies run a known count, at least the factor; the last tile's is left rolled when it
+  // runs fewer.
+  uint64_t divisor = getLargestDivisorOfTripCount(loop);
+  if (needsPeeling(loop, factor)) {
+    std::string why;
+    if (!partialTilesPeelable({loop}, why))
+      return report.refuse(n + " has a max or min bound and a trip count that is not a "
+                           "known multiple of " + std::to_string(factor) +
+                           " (MLIR's unroller cannot bound the clean-up loop; " + why + ")"),
+             failure();
+    PeeledTrips peeled = peeledTrips(loop);
+    if (!peeled.full)
+      return report.refuse(n + "'s full tiles do not all run the same number of "
+                           "iterations: their clean-up loop cannot be bounded"),
+             failure();
+    if (*peeled.full < (uint64_t)factor)
+      return report.refuse(n + " runs " + std::to_string(*peeled.full) +
+                           " iterations per tile, fewer than the unroll factor " +
+                           std::to_string(factor)),
+             failure();
+    divisor = *peeled.full;
+  }
   // A loop carrying values whose clean-up loop may be promoted to its body (a
   // non-constant trip count): guardPromotedCleanup cannot put a body that yields values
   // under a condition.
-  if (loop.getNumIterOperands() > 0 && !loop.hasConstantBounds() &&
-      getLargestDivisorOfTripCount(loop) % factor != 0)
+  if (loop.getNumIterOperands() > 0 && !loop.hasConstantBounds() && divisor % factor != 0)
     return report.refuse(n + " carries a reduction through iter_args and has non-constant "
                          "bounds: its clean-up loop is not supported"),
            failure();
@@ -298,9 +321,24 @@ SmallVector<int32_t> checkUnroll(ArrayRef<AffineForOp> loops, ArrayRef<int64_t> 
   return out;
 }
 
-/// Unrolls `loops` (checked) by `factor`.
-int32_t unrollChecked(ArrayRef<AffineForOp> loops, const char *name, int64_t factor,
+/// Unrolls `loops` (checked) by `factor`: first peels the partial tiles they need peeled
+/// (which makes copies of them); a last tile's copy that runs fewer iterations than the
+/// factor stays as it is.
+int32_t unrollChecked(ArrayRef<AffineForOp> checked, const char *name, int64_t factor,
                       const Report &report) {
+  SmallVector<AffineForOp> loops(checked);
+  if (llvm::any_of(loops, [&](AffineForOp l) { return needsPeeling(l, factor); })) {
+    auto f = loops.front()->getParentOfType<func::FuncOp>();
+    peelPartialTiles(f, name);
+    loops.clear();
+    for (AffineForOp l : loopsNamed(f, name)) {
+      std::optional<uint64_t> trips = getConstantTripCount(l);
+      bool remainder = l->hasAttr(kRemainderAttr);
+      if (!(remainder && trips && *trips < (uint64_t)factor))
+        loops.push_back(l);
+    }
+    f.walk([](AffineForOp l) { l->removeAttr(kRemainderAttr); });
+  }
   for (auto l : loops) {
     bool innermost = isInnermost(l);
     // What clampCleanupLowerBound needs, saved before the utility changes (or erases) l.

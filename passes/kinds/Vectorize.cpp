@@ -180,6 +180,7 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
   NestedPatternContext patternArena;
   if (known.size() != loops.size())
     known = {};
+  bool peel = false;
   for (auto [i, l] : llvm::enumerate(loops)) {
     if (!isInnermost(l))
       return report.refuse(n + " is not an innermost loop");
@@ -193,11 +194,22 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
       return report.refuse(n + " runs " + std::to_string(*trips) +
                            " iterations, fewer than the width " + std::to_string(width));
     bool whole = trips && *trips % width == 0;
+    // A tile's point loop loses its min when its partial last tile is peeled (see
+    // partialTilesPeelable): the full tiles' copies must hold a vector; the last tile's
+    // stays scalar where it runs fewer iterations than the width.
     if (!whole && (l.getLowerBoundMap().getNumResults() != 1 ||
-                   l.getUpperBoundMap().getNumResults() != 1))
-      return report.refuse(n + " has a max or min bound and a trip count that is not a "
-                               "known multiple of " + std::to_string(width) +
-                               " (its remainder loop cannot be bounded)");
+                   l.getUpperBoundMap().getNumResults() != 1)) {
+      std::string why;
+      if (!partialTilesPeelable({l}, why))
+        return report.refuse(n + " has a max or min bound and a trip count that is not a "
+                                 "known multiple of " + std::to_string(width) +
+                                 " (its remainder loop cannot be bounded; " + why + ")");
+      PeeledTrips peeled = peeledTrips(l);
+      if (!peeled.full || *peeled.full < static_cast<uint64_t>(width))
+        return report.refuse(n + " runs fewer iterations per tile than the width " +
+                             std::to_string(width) + ", or a count that varies");
+      peel = true;
+    }
     Carried verdict = known.empty() ? Carried::Unanalysable : known[i];
     if (int32_t status = checkVectorize(l, width, n, verdict, report); status != AUTOSCHED_TX_OK)
       return status;
@@ -223,6 +235,16 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
     });
     if (!scalarTypes)
       return report.refuse(n + " already holds vector values");
+  }
+  if (peel) {
+    peelPartialTiles(f, name);
+    loops.clear();
+    for (AffineForOp l : loopsNamed(f, name)) {
+      std::optional<uint64_t> trips = getConstantTripCount(l);
+      if (!(l->hasAttr(kRemainderAttr) && trips && *trips < static_cast<uint64_t>(width)))
+        loops.push_back(l);
+    }
+    f.walk([](AffineForOp l) { l->removeAttr(kRemainderAttr); });
   }
   for (auto l : loops) {
     // The vectorizer replaces the loop in place: the new loop is the one right before the

@@ -75,8 +75,10 @@ impl Walk {
 /// The version of the search's space that walks draw from, recorded with every point: a
 /// change to the candidates, combinations, lookahead sequences or depth rule that changes
 /// what a seed's walks draw takes a new one. 2: since 2026-11-29's every-band register tiles
-/// and per-nest depth; the points from before carry none (read as 0).
-pub const SPACE: u32 = 2;
+/// and per-nest depth; the points from before carry none (read as 0). 3: since 2026-12-05's
+/// register tiles sized in whole tiles (partial last tiles peeled) and kept to the host's
+/// vector registers.
+pub const SPACE: u32 = 3;
 
 /// One random walk through the search's space for `func` (whose representation is
 /// `program`), at most `max_depth` steps on any one nest. `func` is not changed. Every step was accepted by

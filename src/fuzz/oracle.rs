@@ -497,6 +497,7 @@ impl Oracle {
             }
             Transform::Unroll(Unroll { target, factor }) => {
                 let id = self.require(target.as_str())?;
+                self.peel_partial_tile(&mut after, target.as_str());
                 let f = *factor as i64;
                 if !self.innermost(id) {
                     // Unroll-and-jam: defined on a perfect nest whose inner bounds do not
@@ -559,6 +560,7 @@ impl Oracle {
                 if !self.innermost(id) {
                     return Err(format!("{target} is not innermost"));
                 }
+                self.peel_partial_tile(&mut after, target.as_str());
                 // Whole groups of `width` iterations run as vector operations; the iterations
                 // after the last whole group run one by one in a loop after it.
                 let w = *width as i64;
@@ -655,6 +657,38 @@ impl Oracle {
             }
         }
         Ok(after)
+    }
+
+    /// Unrolling or vectorizing a tiled loop `target` first peels the partial last tile of
+    /// its tile loop `target.t`, where that loop has the same bounds everywhere, more than
+    /// one iteration and a last one that is partial: its last iteration becomes a copy after
+    /// it (the pass's peelPartialTiles, passes/Transforms.cpp). Every access under the tile
+    /// loop keeps its order; a later step on the tile loop (parallelize) then concerns the
+    /// full tiles only.
+    fn peel_partial_tile(&self, after: &mut [Event], target: &str) {
+        let Some(tile) = self.id(&format!("{target}.t")) else { return };
+        let bounds: BTreeSet<(i64, i64, i64)> = after
+            .iter()
+            .filter_map(|e| Self::level_of(e, tile).map(|l| e.levels[l].iter.unwrap()))
+            .map(|i| (i.lb, i.ub, i.step))
+            .collect();
+        let Some(&(lb, ub, step)) = bounds.iter().next() else { return };
+        let trips = (ub - lb + step - 1).div_euclid(step);
+        if bounds.len() != 1 || trips < 2 || (ub - lb) % step == 0 {
+            return;
+        }
+        let last = lb + (trips - 1) * step;
+        for e in after.iter_mut() {
+            let Some(l) = Self::level_of(e, tile) else { continue };
+            let it = e.levels[l].iter.as_mut().unwrap();
+            if it.v == last {
+                it.lb = last;
+                e.levels[l].pos.push(1);
+            } else {
+                it.ub = last;
+                e.levels[l].pos.push(0);
+            }
+        }
     }
 
     /// The loops of the current tree, for proposing steps (one pass over the events).
@@ -979,6 +1013,23 @@ mod tests {
         assert!(matches!(verdict(&p, "unroll(L0:4); parallelize(L0)"), Verdict::Illegal(_)));
         assert!(matches!(verdict(&p, "tile(L0:3); parallelize(L0)"), Verdict::Illegal(_)));
         assert!(matches!(verdict(&p, "tile(L0:3); parallelize(L0.t)"), Verdict::Illegal(_)));
+    }
+
+    #[test]
+    fn unrolling_a_tiled_loop_peels_its_partial_tile() {
+        // for i = 0 to 10: A[i] = A[i] + A[9]. In tiles of 4 the last tile [8, 10) writes
+        // A[9], which every earlier tile reads: the tile loop carries that dependence.
+        let p = program(
+            vec![10],
+            vec![lp(c(0, 0), c(0, 10), 1, vec![stmt(vec![Access { buf: 0, idx: vec![aff(&[1], 0)] }, Access { buf: 0, idx: vec![aff(&[0], 9)] }], Access { buf: 0, idx: vec![aff(&[1], 0)] })])],
+        );
+        assert!(matches!(verdict(&p, "tile(L0:4); parallelize(L0.t)"), Verdict::Illegal(_)));
+        // Unrolling the point loop peels the last tile into a copy after the tile loop: the
+        // full tiles left in it only read A[9].
+        assert_eq!(verdict(&p, "tile(L0:4); unroll(L0:2); parallelize(L0.t)"), Verdict::Legal);
+        assert_eq!(verdict(&p, "tile(L0:4); vectorize(L0:2); parallelize(L0.t)"), Verdict::Legal);
+        // Whole tiles (5 divides 10): nothing is peeled, the last tile stays in the loop.
+        assert!(matches!(verdict(&p, "tile(L0:5); unroll(L0:2); parallelize(L0.t)"), Verdict::Illegal(_)));
     }
 
     #[test]

@@ -275,9 +275,10 @@ impl BandModel {
                 CHAIN_LATENCY / (1.0 + WINDOW_ITERATIONS / t) + ENTRY_CYCLES / t
             })
             .sum();
-        // A size that does not divide its trip count leaves a partial tile, whose min bounds
-        // keep unroll-and-jam and the vectorizer out: whole tiles are preferred unless partial
-        // ones cost a tenth less.
+        // A size that does not divide its trip count leaves a partial tile, which unroll-and-
+        // jam and the vectorizer peel into a copy of the nest that runs short (before
+        // 2026-12-05 they refused it): whole tiles are preferred unless partial ones cost a
+        // tenth less.
         let partial = sizes.iter().zip(&self.trips).any(|(s, t)| t % *s as i64 != 0);
         // The search runs the band's outermost tile loop in parallel (where a loop above it
         // runs in parallel instead, this only rules out sizes that leave few tiles there).

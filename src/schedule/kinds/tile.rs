@@ -231,8 +231,8 @@ impl TransformKind for Tile {
                             out.push(Tile { band: window.iter().map(|n| (tree.name(program, *n), size)).collect() });
                         }
                         // The same size class fitted to the trip counts, where a size near it
-                        // divides them: whole tiles have constant bounds, which unroll-and-jam
-                        // and the vectorizer need (a partial last tile has a min bound).
+                        // divides them: whole tiles need no peeled copy of a partial last tile
+                        // (which unroll-and-jam and the vectorizer make).
                         let fitted: Vec<u32> = trips.iter().map(|t| t.map_or(size, |t| fitted_size(t, size))).collect();
                         if fitted.iter().any(|f| *f != size)
                             && window.iter().zip(&fitted).all(|(n, f)| tree.trip_count(program, *n).is_some_and(|t| t > *f as i64))
@@ -278,8 +278,8 @@ impl TransformKind for Tile {
     }
 
     /// A legal tiling of a band of three loops whose innermost reduces along itself (gemm's
-    /// i-j-k, C[i][j] in k), with whole tiles along the two outer loops (constant bounds,
-    /// which unroll-and-jam needs), and tiles of at least 32, taken on to a register tile:
+    /// i-j-k, C[i][j] in k), with known trip counts along the two outer loops and tiles of at
+    /// least 32, its outer sizes rounded up to whole register tiles, taken on to a register tile:
     /// `accumulate` of the innermost, then unroll-and-jam of the outer two
     /// ([`LOOKAHEAD_REGISTER_TILES`], rows first as the Unroll stage does). Tiled alone, or
     /// accumulating alone, such a band runs no faster than before, so the beam would drop it.
@@ -363,6 +363,15 @@ impl TransformKind for Tile {
     }
 }
 
+/// `t` with its first two sizes rounded up to multiples of `rows` and `cols`.
+fn register_tiling(t: &Tile, rows: u32, cols: u32) -> Tile {
+    let mut band = t.band.clone();
+    for (k, unit) in [(0, rows), (1, cols)] {
+        band[k].1 = band[k].1.div_ceil(unit) * unit;
+    }
+    Tile { band }
+}
+
 /// [`Tile::lookahead`]'s sequences: register tiles of the first qualifying tiling of one
 /// band (each of [`LOOKAHEAD_REGISTER_TILES`]), and of every band at once where there are
 /// several (the first register tile only: each sequence costs unroll-and-jam checks on
@@ -383,11 +392,8 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
         {
             continue;
         }
-        let whole = t.band[..2]
-            .iter()
-            .zip(&nodes)
-            .all(|((_, size), n)| tree.trip_count(program, *n).is_some_and(|trips| trips % *size as i64 == 0));
-        if !whole || t.band.iter().any(|(_, size)| *size < 32) {
+        let known = nodes[..2].iter().all(|n| tree.trip_count(program, *n).is_some());
+        if !known || t.band.iter().any(|(_, size)| *size < 32) {
             continue;
         }
         // Also with the row-invariant input's tile packed before the rows loop (the
@@ -405,13 +411,20 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
     for group in groups {
         let shapes = if group.len() == 1 { &LOOKAHEAD_REGISTER_TILES[..] } else { &LOOKAHEAD_REGISTER_TILES[..1] };
         for &(rows, cols) in shapes {
-            if group.iter().any(|(_, t, _)| rows > t.band[0].1 || cols > t.band[1].1) {
+            if group.iter().any(|(k, t, _)| {
+                rows > t.band[0].1 || cols > t.band[1].1 || !super::unroll::register_tile_fits(rows, cols, super::unroll::element_bytes(program, tree, *k))
+            }) {
                 continue;
             }
+            // Each tiling's two outer sizes rounded up to whole register tiles: a size the
+            // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
+            // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
+            // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
+            let tiles: Vec<Tile> = group.iter().map(|(_, t, _)| register_tiling(t, rows, cols)).collect();
             // Without a packable input the two sequences are one (kept once). Steps go
             // stage by stage (tilings, copies, accumulators, unrolls), as a schedule must.
             for pack in [false, true] {
-                let mut seq: Vec<Transform> = group.iter().map(|(_, t, _)| Transform::Tile((*t).clone())).collect();
+                let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
                 if pack {
                     seq.extend(group.iter().filter_map(|(_, _, p)| p.clone()));
                 }

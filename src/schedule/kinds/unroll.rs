@@ -1,6 +1,7 @@
 //! `unroll(L0.0.0:4)`: unroll a loop by a factor; unroll-and-jam when the loop has loops
 //! inside it (its copies then share the inner loops). An unrolled loop's clean-up copy keeps
-//! its name.
+//! its name; so do the copies of a tile's point loop whose partial last tile is peeled first
+//! (passes/kinds/Unroll.cpp).
 
 use super::{write_pairs, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
@@ -20,6 +21,27 @@ pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
 /// check of a jam is quadratic in the accesses of the jammed body: the other order checks
 /// the rows' jam against `columns` copies (4x32 on attention-scores: 6.3 s against 0.35 s).
 pub const REGISTER_TILES: [(u32, u32); 6] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32)];
+
+/// Whether a register tile of `rows` x `columns` accumulators of `bytes`-byte elements fits
+/// this host's vector registers in 256-bit vectors (LLVM's default width on x86, AVX-512
+/// included): one that does not spills its accumulators on every step of the reduction
+/// (gemm's 8x32 f32 tile on AVX2, 32 vectors for 16 registers, ran at 0.5x the 4x32 one
+/// on a 2-core EPYC, and model mode kept choosing it).
+pub fn register_tile_fits(rows: u32, columns: u32, bytes: i64) -> bool {
+    let vectors = (columns as i64 * bytes.max(1) + 31) / 32;
+    rows as i64 * vectors <= crate::machine::vector_registers() as i64
+}
+
+/// The widest element any computation held by node `n` stores (bytes; 4 where none).
+pub fn element_bytes(program: &Program, tree: &Scheduled, n: usize) -> i64 {
+    use crate::schedule::tree::Kid;
+    tree.nodes[n]
+        .children
+        .iter()
+        .filter_map(|k| if let Kid::Comp(c) = k { Some(program.computations[*c].element_type.bytes()) } else { None })
+        .max()
+        .unwrap_or(4)
+}
 
 /// The factors whose verdicts a search state learns together ([`UNROLL_FACTORS`], those of
 /// [`REGISTER_TILES`] and of the Tile stage's lookahead); another factor is checked by
@@ -127,7 +149,8 @@ impl TransformKind for Unroll {
             if tree.tag(ent(parent), Stage::Unroll).is_some() || tree.tag(ent(grand), Stage::Unroll).is_some() {
                 continue;
             }
-            for (rows, columns) in REGISTER_TILES {
+            let bytes = element_bytes(program, tree, n);
+            for (rows, columns) in REGISTER_TILES.into_iter().filter(|(r, c)| register_tile_fits(*r, *c, bytes)) {
                 out.push(vec![
                     Unroll { target: tree.name(program, grand), factor: rows },
                     Unroll { target: tree.name(program, parent), factor: columns },
