@@ -574,7 +574,8 @@ struct BoundPlan {
 };
 
 bool linearExpr(AffineExpr e) {
-  bool linear = true;
+  // Pure affine: products only by constants.
+  bool linear = e.isPureAffine();
   e.walk([&](AffineExpr x) {
     if (x.getKind() == AffineExprKind::Mod || x.getKind() == AffineExprKind::FloorDiv ||
         x.getKind() == AffineExprKind::CeilDiv)
@@ -750,6 +751,10 @@ PeeledTrips peeledTrips(AffineForOp l) {
   auto plan = planUpperBound(l, why);
   if (failed(plan) || !plan->tile)
     return {};
+  // Two trip counts equal at the ends of the full tiles hold in between only for bounds
+  // linear in the tile loop's induction variable.
+  if (!linearExpr(l.getLowerBoundMap().getResult(0)))
+    return {};
   AffineForOp tile = plan->tile;
   Value iv = tile.getInductionVar();
   auto [first, last] = *ivRange(tile);
@@ -761,7 +766,7 @@ PeeledTrips peeledTrips(AffineForOp l) {
     if (!lo || !hi)
       return std::nullopt;
     int64_t ub = all ? *llvm::min_element(*hi) : (*hi)[plan->result];
-    return static_cast<uint64_t>(std::max<int64_t>(0, llvm::divideCeil(ub - (*lo)[0], step)));
+    return static_cast<uint64_t>(std::max<int64_t>(0, llvm::divideCeilSigned(ub - (*lo)[0], step)));
   };
   int64_t keptLast = plan->peel ? last - tile.getStepAsInt() : last;
   auto a = tripsAt(first, false), b = tripsAt(keptLast, false);

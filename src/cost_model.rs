@@ -57,6 +57,9 @@ pub struct CostModel {
     /// The smallest work ([`crate::features::work`]) of the programs it was trained on
     /// (metadata `min_work`; none in models exported before it was recorded).
     min_work: Option<f64>,
+    /// The newest search space ([`crate::datagen::sampler::SPACE`]) its training data was
+    /// drawn from (metadata `data_space`; 0 in models exported before it was recorded).
+    data_space: u32,
     /// What the graph takes (from its input names).
     form: Form,
 }
@@ -349,6 +352,10 @@ impl CostModel {
             Some(w) => Some(w.parse::<f64>().map_err(|_| bad(format!("metadata min_work '{w}' is not a number")))?),
             None => None,
         };
+        let data_space = match meta.custom("data_space") {
+            Some(v) => v.parse::<u32>().map_err(|_| bad(format!("metadata data_space '{v}' is not a number")))?,
+            None => 0,
+        };
         drop(meta);
         let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         let plain: Vec<&str> = INPUTS.iter().map(|(n, _)| *n).collect();
@@ -383,6 +390,7 @@ impl CostModel {
             bytes,
             file_hash: Default::default(),
             min_work,
+            data_space,
             form,
         })
     }
@@ -402,6 +410,11 @@ impl CostModel {
     /// The smallest work of the programs the model was trained on, when its export recorded it.
     pub fn min_work(&self) -> Option<f64> {
         self.min_work
+    }
+
+    /// The newest search space its training data was drawn from (0 where not recorded).
+    pub fn data_space(&self) -> u32 {
+        self.data_space
     }
 
     /// Whether the output's columns are an error interval's ends rather than members.

@@ -1314,3 +1314,28 @@ fn a_verdict_reused_for_a_state_with_the_same_steps_on_its_nests_is_that_state_s
     let unroll = steps("unroll(L1.0:2)");
     assert!(nest_history_key(&fused, &unroll).starts_with("[0, 1] | tile(L0:32); fuse(L0, L1, 1)"), "{}", nest_history_key(&fused, &unroll));
 }
+
+/// Which schedules unroll or vectorize a tiled loop through a partial last tile (what model
+/// mode leaves out while its model's data predates such steps).
+#[test]
+fn schedules_that_peel_a_partial_tile_are_recognized() {
+    use affine_autosched::schedule::peels_partial_tiles;
+    let peels = |file: &str, schedule: &str| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+        let m = LoadedModule::from_file(&path).unwrap();
+        let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+        peels_partial_tiles(&p, &schedule.parse().unwrap())
+    };
+    let gemm = "benchmarks/polybench/gemm.mlir";
+    let head = "distribute(L0); interchange(L0.1.0, L0.1)";
+    // 1000 rows in tiles of 104, 1100 columns in tiles of 224: both partial.
+    assert!(peels(gemm, &format!("{head}; tile(L0.d1:104, L0.1.0:224, L0.1:120); accumulate(L0.1); unroll(L0.d1:8); unroll(L0.1.0:16)")));
+    assert!(peels(gemm, &format!("{head}; tile(L0.1.0:224); vectorize(L0.1.0:8)")));
+    // Tiles of 100 rows divide 1000; the partial column tiles are not unrolled.
+    assert!(!peels(gemm, &format!("{head}; tile(L0.d1:100, L0.1.0:224, L0.1:120); accumulate(L0.1); unroll(L0.d1:4)")));
+    assert!(!peels(gemm, "parallelize(L0)"));
+    // attention-scores' register tile: 256 and 64 in tiles of 32, whole.
+    let attention = "distribute(L0.0.0); distribute(L0.0); tile(L0.0.d1:32, L0.0.0.d1:32, L0.0.0.0:32); accumulate(L0.0.0.0); \
+                     unroll(L0.0.d1:8); unroll(L0.0.0.d1:32); unroll(L0.0.0.d0:8); parallelize(L0); parallelize(L1)";
+    assert!(!peels("benchmarks/dnn/attention-scores.mlir", attention));
+}

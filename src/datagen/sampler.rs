@@ -80,6 +80,10 @@ impl Walk {
 /// vector registers.
 pub const SPACE: u32 = 3;
 
+/// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
+/// whose tile does not divide it): a model whose data is older never saw their code.
+pub const SPACE_PEELING: u32 = 3;
+
 /// One random walk through the search's space for `func` (whose representation is
 /// `program`), at most `max_depth` steps on any one nest. `func` is not changed. Every step was accepted by
 /// the transformation layer after the steps before it, so the schedule applies as a whole.

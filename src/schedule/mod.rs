@@ -40,6 +40,26 @@ pub use kinds::{
 use std::fmt;
 use std::str::FromStr;
 
+/// Whether `schedule` unrolls or vectorizes a tiled loop whose tile size does not divide its
+/// trip count: a step that peels the partial last tile first (passes/kinds/Unroll.cpp and
+/// Vectorize.cpp). False where the schedule cannot be modeled.
+pub fn peels_partial_tiles(program: &crate::ir::Program, schedule: &Schedule) -> bool {
+    let Ok(tree) = tree::Scheduled::new(program, schedule) else { return false };
+    schedule.steps.iter().any(|step| {
+        let target = match step {
+            Transform::Unroll(u) => &u.target,
+            Transform::Vectorize(v) => &v.target,
+            _ => return false,
+        };
+        let Some(node) = tree.node_named(program, target) else { return false };
+        let ent = tree.nodes[node].ent;
+        match (tree.tag(ent, Stage::Tile), tree.trip_count(program, node)) {
+            (Some(size), Some(trips)) if !ent.is_tile() => trips % size as i64 != 0,
+            _ => false,
+        }
+    })
+}
+
 /// A loop name: `L<nest>` followed by `.<child>` path components and `.t` tile markers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LoopName(String);

@@ -126,6 +126,13 @@ pub struct ModelEvaluator<'a> {
     /// instead of its point estimate: model mode decides by that end, so its beam keeps
     /// what it would choose.
     pub low_end: Option<f64>,
+    /// Drop schedules that peel a partial tile (`schedule::peels_partial_tiles`): model mode
+    /// with a model whose data predates such steps (`CostModel::data_space`) never saw their
+    /// code measured, and its scores there rank them above schedules it knows (fdtd-2d: a
+    /// peeled 128-tile predicted 2.91x ran 0.31x of the original). Dropped from the beam, not
+    /// only from the choice: kept, they displaced the whole-tile register tiles it chose.
+    pub skip_peeling: bool,
+    program: &'a Program,
     /// The model as the process shares it, for predicting on another thread (None: every
     /// prediction is made on the search's thread).
     background: Option<std::sync::Arc<CostModel>>,
@@ -144,6 +151,8 @@ impl<'a> ModelEvaluator<'a> {
             model,
             members: HashMap::new(),
             low_end: None,
+            skip_peeling: false,
+            program,
             background: model.shared(),
             predictor: None,
             started: Vec::new(),
@@ -245,6 +254,13 @@ impl Evaluator for ModelEvaluator<'_> {
             (featurized_at - started).as_secs_f64() - waited,
             featurized_at.elapsed().as_secs_f64()
         );
+        if self.skip_peeling {
+            for (score, s) in out.iter_mut().zip(schedules) {
+                if crate::schedule::peels_partial_tiles(self.program, s) {
+                    *score = None;
+                }
+            }
+        }
         Ok(out)
     }
 }

@@ -567,6 +567,7 @@ pub fn beam_search_with_members(
 ) -> Result<(SearchResult, HashMap<String, Vec<f32>>), SearchError> {
     let mut ev = ModelEvaluator::new(program, model);
     ev.low_end = Some(confidence);
+    ev.skip_peeling = model.data_space() < crate::datagen::sampler::SPACE_PEELING;
     let result = search(func, program, &mut ev, cfg)?;
     Ok((result, std::mem::take(&mut ev.members)))
 }

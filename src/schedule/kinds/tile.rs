@@ -363,11 +363,26 @@ impl TransformKind for Tile {
     }
 }
 
-/// `t` with its first two sizes rounded up to multiples of `rows` and `cols`.
-fn register_tiling(t: &Tile, rows: u32, cols: u32) -> Tile {
+/// `t` with its first two sizes made multiples of `rows` and `cols`: kept where they are,
+/// else the multiple nearest by ratio within [3/4, 3/2] of the size that divides the loop's
+/// trip count (whole tiles: nothing to peel), else the size rounded up (its partial last
+/// tile peeled).
+fn register_tiling(t: &Tile, trips: [i64; 2], rows: u32, cols: u32) -> Tile {
     let mut band = t.band.clone();
     for (k, unit) in [(0, rows), (1, cols)] {
-        band[k].1 = band[k].1.div_ceil(unit) * unit;
+        let size = band[k].1;
+        if size % unit == 0 {
+            continue;
+        }
+        let (lo, hi) = ((3 * size).div_ceil(4), 3 * size / 2);
+        let whole = (lo.div_ceil(unit)..=hi / unit)
+            .map(|m| m * unit)
+            .filter(|d| trips[k] % *d as i64 == 0)
+            .min_by(|a, b| {
+                let r = |d: &u32| (*d as f64 / size as f64).ln().abs();
+                r(a).total_cmp(&r(b))
+            });
+        band[k].1 = whole.unwrap_or(size.div_ceil(unit) * unit);
     }
     Tile { band }
 }
@@ -378,32 +393,49 @@ fn register_tiling(t: &Tile, rows: u32, cols: u32) -> Tile {
 /// every band, and on 2mm 8x16 ran 41.9x, 4x32 29.2x, 8x32 30.4x); with `all_bands`,
 /// only those of every band.
 pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile], all_bands: bool) -> Vec<Vec<Transform>> {
+    // The first tilings with whole tiles along the rows and columns, then the first of any
+    // (a partial last tile, which the unrolls peel): a model trained before peeling existed
+    // knows only the former, and model mode keeps to them (search::model_choice).
+    let mut out = register_tiles_of(program, tree, legal, all_bands, true);
+    for seq in register_tiles_of(program, tree, legal, all_bands, false) {
+        if !out.contains(&seq) {
+            out.push(seq);
+        }
+    }
+    out
+}
+
+fn register_tiles_of(program: &Program, tree: &Scheduled, legal: &[Tile], all_bands: bool, whole_only: bool) -> Vec<Vec<Transform>> {
     let leaves = tree.innermost();
     // The first qualifying tiling of each band (by its innermost loop), in candidate order.
-    let mut bands: Vec<(usize, &Tile, Option<Transform>)> = Vec::new();
+    let mut bands: Vec<(usize, &Tile, Option<Transform>, [i64; 2])> = Vec::new();
     for t in legal.iter().filter(|t| t.band.len() == 3) {
         let nodes: Option<Vec<usize>> = t.band.iter().map(|(l, _)| tree.node_named(program, l)).collect();
         let Some(nodes) = nodes else { continue };
         let k = nodes[2];
-        if bands.iter().any(|(b, _, _)| *b == k)
+        if bands.iter().any(|(b, _, _, _)| *b == k)
             || !leaves.contains(&k)
             || !super::accumulate::reduces_in(program, tree, k)
             || !register_tile_shaped(program, tree, &nodes)
         {
             continue;
         }
-        let known = nodes[..2].iter().all(|n| tree.trip_count(program, *n).is_some());
-        if !known || t.band.iter().any(|(_, size)| *size < 32) {
+        let (Some(rows_trips), Some(cols_trips)) = (tree.trip_count(program, nodes[0]), tree.trip_count(program, nodes[1])) else {
+            continue;
+        };
+        if t.band.iter().any(|(_, size)| *size < 32)
+            || (whole_only && (rows_trips % t.band[0].1 as i64 != 0 || cols_trips % t.band[1].1 as i64 != 0))
+        {
             continue;
         }
         // Also with the row-invariant input's tile packed before the rows loop (the
         // copy is of the tiled band as the Pack stage would see it).
         let packed = row_invariant_input(program, tree, &nodes)
             .map(|argument| Transform::Pack(super::Pack { target: t.band[0].0.clone(), argument }));
-        bands.push((k, t, packed));
+        bands.push((k, t, packed, [rows_trips, cols_trips]));
     }
     let mut out = Vec::new();
-    let mut groups: Vec<&[(usize, &Tile, Option<Transform>)]> =
+    let mut groups: Vec<&[(usize, &Tile, Option<Transform>, [i64; 2])]> =
         if all_bands { Vec::new() } else { bands.chunks(1).take(LOOKAHEAD_TILINGS).collect() };
     if bands.len() >= 2 {
         groups.push(&bands[..]);
@@ -411,27 +443,25 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
     for group in groups {
         let shapes = if group.len() == 1 { &LOOKAHEAD_REGISTER_TILES[..] } else { &LOOKAHEAD_REGISTER_TILES[..1] };
         for &(rows, cols) in shapes {
-            if group.iter().any(|(k, t, _)| {
-                rows > t.band[0].1 || cols > t.band[1].1 || !super::unroll::register_tile_fits(rows, cols, super::unroll::element_bytes(program, tree, *k))
-            }) {
+            if group.iter().any(|(_, t, _, _)| rows > t.band[0].1 || cols > t.band[1].1) {
                 continue;
             }
             // Each tiling's two outer sizes rounded up to whole register tiles: a size the
             // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
             // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
             // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
-            let tiles: Vec<Tile> = group.iter().map(|(_, t, _)| register_tiling(t, rows, cols)).collect();
+            let tiles: Vec<Tile> = group.iter().map(|(_, t, _, trips)| register_tiling(t, *trips, rows, cols)).collect();
             // Without a packable input the two sequences are one (kept once). Steps go
             // stage by stage (tilings, copies, accumulators, unrolls), as a schedule must.
             for pack in [false, true] {
                 let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
                 if pack {
-                    seq.extend(group.iter().filter_map(|(_, _, p)| p.clone()));
+                    seq.extend(group.iter().filter_map(|(_, _, p, _)| p.clone()));
                 }
-                for (_, t, _) in group {
+                for (_, t, _, _) in group {
                     seq.push(Transform::Accumulate(super::Accumulate { target: t.band[2].0.clone() }));
                 }
-                for (_, t, _) in group {
+                for (_, t, _, _) in group {
                     seq.push(Transform::Unroll(super::Unroll { target: t.band[0].0.clone(), factor: rows }));
                     seq.push(Transform::Unroll(super::Unroll { target: t.band[1].0.clone(), factor: cols }));
                 }
