@@ -24,6 +24,7 @@ the held-out programs; the export fails otherwise.
 import argparse
 import collections
 import gzip
+import re
 import json
 import pathlib
 import sys
@@ -167,6 +168,20 @@ def reference(data, dataset_path, programs, torch_pred, out, count):
     return write_reference(dataset_path, {k: v for k, v in points.items() if seen[k] == 1}, out)
 
 
+def newest_space(dataset_path):
+    """The newest search space (datagen::sampler::SPACE, each point's `space`; 0 where a point
+    records none) of the points in the dataset: model mode keeps to the steps that space had
+    (src/search/evaluate.rs, `skip_peeling`)."""
+    space = re.compile(r'"space":\s*(\d+)')
+    newest = 0
+    with gzip.open(dataset_path, "rt") as f:
+        for line in f:
+            m = space.search(line)
+            if m:
+                newest = max(newest, int(m.group(1)))
+    return newest
+
+
 def write_reference(dataset_path, points, out):
     """reference.json of `points` ((program id, schedule) -> prediction), each program's
     points grouped by the caches they record."""
@@ -244,6 +259,8 @@ def main(argv=None):
     if domain is not None:
         # The pass keeps the original of a function smaller than this (model mode).
         metadata["min_work"] = repr(domain)
+    data_space = newest_space(args.dataset)
+    metadata["data_space"] = str(data_space)
     set_metadata(out, metadata)
     # The graph as ONNX Runtime optimizes it, so that the pass does not optimize it again on
     # every run; parity below is checked on this graph.
@@ -266,6 +283,7 @@ def main(argv=None):
         "members": members,
         "networks": len(loaded),
         "min_work": domain,
+        "data_space": data_space,
         "graph_optimized": optimized,
         # What report.py and evaluate.py --unseen-by read: the data this model saw, so that a
         # later dataset (grown, merged) is scored only on programs it never saw.

@@ -55,6 +55,18 @@ def test_export_metadata_and_python_parity(trained):
     meta = {p.key: p.value for p in onnx.load(str(model)).metadata_props}
     layout = json.loads(subprocess.run([AUTOSCHED, "layout"], check=True, capture_output=True, text=True).stdout)
     assert meta["layout_hash"] == layout["hash"]
+    # The newest search space of the data (model mode keeps to its steps): onnx/data's
+    # points were drawn before spaces were recorded.
+    assert meta["data_space"] == str(info["data_space"]) == str(export.newest_space(DATASET))
+
+
+def test_newest_space_reads_the_points_space(tmp_path):
+    import gzip
+    path = tmp_path / "d.jsonl.gz"
+    with gzip.open(path, "wt") as f:
+        f.write('{"program_id": "a", "schedule": ""}\n{"program_id": "a", "schedule": "x", "space": 3}\n'
+                '{"program_id": "b", "schedule": "", "space": 2}\n')
+    assert export.newest_space(path) == 3
 
 
 def test_the_model_states_its_domain_and_the_pass_keeps_what_lies_outside(trained, tmp_path):

@@ -450,7 +450,12 @@ fn register_tiles_of(program: &Program, tree: &Scheduled, legal: &[Tile], all_ba
             // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
             // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
             // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
-            let tiles: Vec<Tile> = group.iter().map(|(_, t, _, trips)| register_tiling(t, *trips, rows, cols)).collect();
+            // The whole tilings as they are (what models trained before peeling saw); the
+            // others in whole register tiles.
+            let tiles: Vec<Tile> = group
+                .iter()
+                .map(|(_, t, _, trips)| if whole_only { (*t).clone() } else { register_tiling(t, *trips, rows, cols) })
+                .collect();
             // Without a packable input the two sequences are one (kept once). Steps go
             // stage by stage (tilings, copies, accumulators, unrolls), as a schedule must.
             for pack in [false, true] {
