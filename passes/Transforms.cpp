@@ -778,6 +778,18 @@ PeeledTrips peeledTrips(AffineForOp l) {
   return out;
 }
 
+SmallVector<AffineForOp> peelAndCollect(func::FuncOp f, StringRef name, int64_t n) {
+  peelPartialTiles(f, name);
+  SmallVector<AffineForOp> loops;
+  for (AffineForOp l : loopsNamed(f, name)) {
+    std::optional<uint64_t> trips = getConstantTripCount(l);
+    if (!(l->hasAttr(kRemainderAttr) && trips && *trips < static_cast<uint64_t>(n)))
+      loops.push_back(l);
+  }
+  f.walk([](AffineForOp l) { l->removeAttr(kRemainderAttr); });
+  return loops;
+}
+
 void peelPartialTiles(func::FuncOp f, StringRef name) {
   for (bool changed = true; changed;) {
     changed = false;

@@ -191,6 +191,11 @@ PeeledTrips peeledTrips(mlir::affine::AffineForOp loop);
 void peelPartialTiles(mlir::func::FuncOp f, mlir::StringRef name);
 constexpr const char *kRemainderAttr = "autosched.remainder";
 
+/// peelPartialTiles, then the loops named `name` to unroll or vectorize by `n`: every one but
+/// a peeled last tile's copy that runs fewer than `n` iterations (it stays as it is).
+mlir::SmallVector<mlir::affine::AffineForOp> peelAndCollect(mlir::func::FuncOp f,
+                                                           mlir::StringRef name, int64_t n);
+
 } // namespace autosched
 
 #endif // AFFINE_AUTOSCHED_TRANSFORMS_H

@@ -328,16 +328,7 @@ int32_t unrollChecked(ArrayRef<AffineForOp> checked, const char *name, int64_t f
                       const Report &report) {
   SmallVector<AffineForOp> loops(checked);
   if (llvm::any_of(loops, [&](AffineForOp l) { return needsPeeling(l, factor); })) {
-    auto f = loops.front()->getParentOfType<func::FuncOp>();
-    peelPartialTiles(f, name);
-    loops.clear();
-    for (AffineForOp l : loopsNamed(f, name)) {
-      std::optional<uint64_t> trips = getConstantTripCount(l);
-      bool remainder = l->hasAttr(kRemainderAttr);
-      if (!(remainder && trips && *trips < (uint64_t)factor))
-        loops.push_back(l);
-    }
-    f.walk([](AffineForOp l) { l->removeAttr(kRemainderAttr); });
+    loops = peelAndCollect(loops.front()->getParentOfType<func::FuncOp>(), name, factor);
   }
   for (auto l : loops) {
     bool innermost = isInnermost(l);

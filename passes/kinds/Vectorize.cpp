@@ -236,16 +236,8 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
     if (!scalarTypes)
       return report.refuse(n + " already holds vector values");
   }
-  if (peel) {
-    peelPartialTiles(f, name);
-    loops.clear();
-    for (AffineForOp l : loopsNamed(f, name)) {
-      std::optional<uint64_t> trips = getConstantTripCount(l);
-      if (!(l->hasAttr(kRemainderAttr) && trips && *trips < static_cast<uint64_t>(width)))
-        loops.push_back(l);
-    }
-    f.walk([](AffineForOp l) { l->removeAttr(kRemainderAttr); });
-  }
+  if (peel)
+    loops = peelAndCollect(f, name, width);
   for (auto l : loops) {
     // The vectorizer replaces the loop in place: the new loop is the one right before the
     // old loop's next operation (a position counted from the block's start is not enough:
