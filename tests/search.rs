@@ -952,8 +952,21 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     let identity = Schedule::default();
     let legal = candidates(&p, &identity, Stage::Distribute);
     let sequences = lookahead(&p, &identity, Stage::Distribute, &legal);
-    // 8x16 tiles, with and without each product's row-invariant input packed.
-    assert_eq!(sequences.len(), 2, "{sequences:?}");
+    // 8x16 tiles, with and without each product's row-invariant input packed, in the first
+    // tiling of whole tiles (100 and 200 columns, divisors of 900 and 1200) and in that
+    // tiling made whole register tiles (112 and 240 columns: 112 leaves a partial last tile
+    // to peel, 240 is the divisor of 1200 nearest above).
+    assert_eq!(sequences.len(), 4, "{sequences:?}");
+    let columns = |seq: &Vec<Transform>| -> Vec<u32> {
+        seq.iter()
+            .filter_map(|t| match t {
+                Transform::Tile(tile) => Some(tile.band[1].1),
+                _ => None,
+            })
+            .collect()
+    };
+    let multiples_of_register_tile = sequences.iter().filter(|seq| columns(seq).iter().all(|c| c % 16 == 0)).count();
+    assert_eq!(multiples_of_register_tile, 2, "{sequences:?}");
     for seq in &sequences {
         let s = Schedule { steps: seq.clone() };
         let text = s.to_string();
