@@ -1352,3 +1352,41 @@ fn schedules_that_peel_a_partial_tile_are_recognized() {
                      unroll(L0.0.d1:8); unroll(L0.0.0.d1:32); unroll(L0.0.0.d0:8); parallelize(L0); parallelize(L1)";
     assert!(!peels("benchmarks/dnn/attention-scores.mlir", attention));
 }
+
+/// Of one register tile's two tilings, hybrid measures the one in whole register tiles (a
+/// partial last tile peeled) even where the model ranks the one with a clean-up copy of the
+/// register tile in every tile above it; a register tile with only the latter still gets its
+/// measurement, and a finalist in whole register tiles stands for its register tile.
+#[test]
+fn hybrid_measures_whole_register_tiles_of_each_register_tile() {
+    use affine_autosched::search::{hybrid_finalists, Scored, SearchResult};
+    let m = benchmark("gemm.mlir");
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let head = "distribute(L0); interchange(L0.1.0, L0.1)";
+    let clean_up_4x32 = format!("{head}; tile(L0.d1:100, L0.1.0:220, L0.1:120); accumulate(L0.1); unroll(L0.d1:4); unroll(L0.1.0:32)");
+    let whole_4x32 = format!("{head}; tile(L0.d1:100, L0.1.0:224, L0.1:120); accumulate(L0.1); unroll(L0.d1:4); unroll(L0.1.0:32)");
+    let clean_up_8x16 = format!("{head}; tile(L0.d1:100, L0.1.0:220, L0.1:120); accumulate(L0.1); unroll(L0.d1:8); unroll(L0.1.0:16)");
+    let whole_8x32 = format!("{head}; tile(L0.d1:104, L0.1.0:224, L0.1:120); accumulate(L0.1); unroll(L0.d1:8); unroll(L0.1.0:32)");
+    let parallel_4x32 = format!("{clean_up_4x32}; parallelize(L0.d0)");
+    let scored = |s: &str, score: f32| Scored { schedule: s.parse().unwrap(), score };
+    let ranked = vec![
+        scored(&whole_8x32, 9.0),
+        scored(&parallel_4x32, 8.0),
+        scored(&clean_up_8x16, 7.0),
+        scored(&clean_up_4x32, 6.0),
+        scored(&whole_4x32, 3.0),
+        scored("tile(L0.1:16)", 2.0),
+    ];
+    let mut looked_ahead: HashMap<String, String> = HashMap::new();
+    for s in [&clean_up_4x32, &whole_4x32, &clean_up_8x16, &whole_8x32] {
+        looked_ahead.insert(s.clone(), s.clone());
+    }
+    looked_ahead.insert(parallel_4x32.clone(), clean_up_4x32.clone());
+    let r = SearchResult { ranked, proposed: 6, scored: 6, seconds: 0.0, looked_ahead };
+    let measured: Vec<String> = hybrid_finalists(&p, &r, 1).iter().map(|s| s.schedule.to_string()).collect();
+    assert_eq!(measured[0], whole_8x32, "{measured:?}");
+    assert!(measured.contains(&whole_4x32), "{measured:?}");
+    assert!(measured.contains(&clean_up_8x16), "{measured:?}");
+    assert!(!measured.contains(&clean_up_4x32) && !measured.contains(&parallel_4x32), "{measured:?}");
+    assert_eq!(measured.len(), 3, "{measured:?}");
+}

@@ -410,9 +410,11 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 /// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
 /// tilings would otherwise take their places and lose the schedules they lead to (3mm's
 /// model-mode schedule measured 2.2x instead of 4.3x). One per sequence (the best state
-/// each has led to) as long as there are places: `Tile`'s lookahead makes at most six
-/// from a state (three register tiles, packed or not), from at most [`LOOKAHEAD_STATES`].
-const LOOKAHEAD_PLACES: usize = 12;
+/// each has led to) as long as there are places: `Tile`'s lookahead makes at most twelve
+/// from a state (three register tiles, packed or not, in the loops' whole tiles or in whole
+/// register tiles), from at most [`LOOKAHEAD_STATES`]. With half that, gemm's peeled 4x32
+/// tiles lost their places before the Parallelize stage.
+const LOOKAHEAD_PLACES: usize = 24;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
 /// descendant of each register tile and packing, best first, where no finalist has it. The
@@ -427,18 +429,35 @@ const LOOKAHEAD_PLACES: usize = 12;
 const LOOKAHEAD_FINALISTS: usize = 6;
 
 /// A lookahead sequence's register tile and packing, as "pack,8,16" (its packs and unroll
-/// factors): the sequences hybrid measures the best of each of.
-fn register_tile_variety(root: &str) -> String {
-    let Ok(s) = root.parse::<Schedule>() else { return root.to_string() };
-    s.steps
+/// factors), and whether its tiles hold whole register tiles (sizes multiples of the unroll
+/// factors, a partial last tile peeled where the loop needs one) rather than a clean-up copy
+/// of the register tile in every tile: hybrid measures the best sequence of each register
+/// tile and packing, of whole register tiles where there is one.
+fn register_tile_variety(root: &str) -> (String, bool) {
+    let Ok(s) = root.parse::<Schedule>() else { return (root.to_string(), false) };
+    let sizes: HashMap<&str, u32> = s
+        .steps
+        .iter()
+        .filter_map(|t| match t {
+            Transform::Tile(t) => Some(t.band.iter().map(|(l, size)| (l.as_str(), *size))),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let mut whole = true;
+    let parts: Vec<String> = s
+        .steps
         .iter()
         .filter_map(|t| match t {
             Transform::Pack(_) => Some("pack".to_string()),
-            Transform::Unroll(u) => Some(u.factor.to_string()),
+            Transform::Unroll(u) => {
+                whole &= sizes.get(u.target.as_str()).is_none_or(|size| size % u.factor == 0);
+                Some(u.factor.to_string())
+            }
             _ => None,
         })
-        .collect::<Vec<_>>()
-        .join(",")
+        .collect();
+    (parts.join(","), whole)
 }
 
 /// States per stage that lookahead sequences are made from, at most (the best ones that
@@ -759,17 +778,38 @@ pub fn finalists_by(ranked: &[Scored], k: usize, key: impl Fn(&Schedule) -> Stri
 
 /// Hybrid's finalists: [`finalists_by`] loop structure, then the best descendant of the
 /// lookahead sequences of each register tile and packing that none of them came from
-/// ([`LOOKAHEAD_FINALISTS`]), best first.
+/// ([`LOOKAHEAD_FINALISTS`]), best first. Of one register tile's two tilings (the loops'
+/// whole tiles with a clean-up copy of the register tile in each, or whole register tiles
+/// with the last partial tile peeled) the second is measured where the search has one,
+/// whatever their scores: models trained before peeling cannot tell the two apart (gemm's
+/// 220-column tiles of 4x32 ranked above the 224-column ones and ran 1.99x against 3.16x,
+/// 2-core EPYC), and a clean-up in every tile costs in every tile.
 pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usize) -> Vec<&'a Scored> {
     let mut f = finalists_by(&result.ranked, k, |s| loop_structure(program, s));
-    let root = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).map(|r| register_tile_variety(r));
-    let mut roots: HashSet<String> = f.iter().filter_map(|s| root(s)).collect();
-    let mut extra = 0;
+    let variety = |s: &Scored| result.looked_ahead.get(&s.schedule.to_string()).map(|r| register_tile_variety(r));
+    // Each variety's best descendant, whole register tiles first, in the order the
+    // varieties first appear in the ranking.
+    let mut best: Vec<(String, &Scored, bool)> = Vec::new();
     for s in &result.ranked {
+        let Some((key, whole)) = variety(s) else { continue };
+        match best.iter_mut().find(|(k, _, _)| *k == key) {
+            None => best.push((key, s, whole)),
+            Some(entry) if whole && !entry.2 => *entry = (key, s, whole),
+            Some(_) => {}
+        }
+    }
+    // A finalist of a variety stands for it unless it has a clean-up copy in every tile
+    // and the variety has whole register tiles.
+    let covered: HashSet<(String, bool)> = f.iter().filter_map(|s| variety(s)).collect();
+    let mut extra = 0;
+    for (key, s, whole) in best {
         if extra == LOOKAHEAD_FINALISTS {
             break;
         }
-        if root(s).is_some_and(|r| roots.insert(r)) && !f.iter().any(|o| std::ptr::eq(*o, s)) {
+        if covered.contains(&(key.clone(), whole)) || (!whole && covered.iter().any(|(k, _)| *k == key)) {
+            continue;
+        }
+        if !f.iter().any(|o| std::ptr::eq(*o, s)) {
             f.push(s);
             extra += 1;
         }
