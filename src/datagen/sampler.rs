@@ -76,8 +76,7 @@ impl Walk {
 /// change to the candidates, combinations, lookahead sequences or depth rule that changes
 /// what a seed's walks draw takes a new one. 2: since 2026-11-29's every-band register tiles
 /// and per-nest depth; the points from before carry none (read as 0). 3: since 2026-12-05's
-/// register tiles sized in whole tiles (partial last tiles peeled) and kept to the host's
-/// vector registers.
+/// register tiles also sized in whole register tiles (partial last tiles peeled).
 pub const SPACE: u32 = 3;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
