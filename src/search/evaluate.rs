@@ -29,6 +29,12 @@ pub trait Evaluator {
     fn start(&mut self, _schedules: &[Schedule]) -> usize {
         0
     }
+
+    /// Whether schedules that peel a partial tile get scores (model mode with a model
+    /// trained before peeling drops them): the search keeps no places for what is dropped.
+    fn scores_peeling(&self) -> bool {
+        true
+    }
 }
 
 /// Batches of this many candidates go through the model in one call. A call costs about a
@@ -187,6 +193,10 @@ impl<'a> ModelEvaluator<'a> {
 impl Evaluator for ModelEvaluator<'_> {
     fn scores(&self, stage: Stage) -> bool {
         self.model.knows(stage)
+    }
+
+    fn scores_peeling(&self) -> bool {
+        !self.skip_peeling
     }
 
     fn start(&mut self, schedules: &[Schedule]) -> usize {

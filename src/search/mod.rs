@@ -202,6 +202,7 @@ pub fn search(
     let mut verdicts = Verdicts::default();
     // States that a kind's lookahead sequence made, and their descendants (schedule texts).
     let mut looked_ahead: HashMap<String, String> = HashMap::new();
+    let places = LOOKAHEAD_PLACES * if evaluator.scores_peeling() { 2 } else { 1 };
     for &stage in STAGES {
         if !evaluator.scores(stage) {
             log::debug!("{stage:?}: skipped, the evaluator does not score it");
@@ -335,7 +336,7 @@ pub fn search(
         let (extra, regular): (Vec<Scored>, Vec<Scored>) =
             next.into_iter().partition(|s| looked_ahead.contains_key(&s.schedule.to_string()));
         let mut next = select_beam(regular, cfg.beam_width.max(1), |s| loop_structure(program, s));
-        next.extend(select_beam(extra, LOOKAHEAD_PLACES, |s| looked_ahead[&s.to_string()].clone()));
+        next.extend(select_beam(extra, places, |s| looked_ahead[&s.to_string()].clone()));
         next.sort_by(order);
         let extending = Instant::now();
         prefixes = next_prefixes(prefixes, &parent_of, &next, built);
@@ -407,14 +408,18 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 }
 
 /// Places beside the beam for the states that lookahead sequences made and their
-/// descendants (`TransformKind::lookahead`): a register tile scored above the beam's
-/// tilings would otherwise take their places and lose the schedules they lead to (3mm's
-/// model-mode schedule measured 2.2x instead of 4.3x). One per sequence (the best state
-/// each has led to) as long as there are places: `Tile`'s lookahead makes at most twelve
-/// from a state (three register tiles, packed or not, in the loops' whole tiles or in whole
-/// register tiles), from at most [`LOOKAHEAD_STATES`]. With half that, gemm's peeled 4x32
-/// tiles lost their places before the Parallelize stage.
-const LOOKAHEAD_PLACES: usize = 24;
+/// descendants (`TransformKind::lookahead`), per tiling of the register tiles the evaluator
+/// scores: a register tile scored above the beam's tilings would otherwise take their places
+/// and lose the schedules they lead to (3mm's model-mode schedule measured 2.2x instead of
+/// 4.3x). One per sequence (the best state each has led to) as long as there are places:
+/// `Tile`'s lookahead makes at most six from a state (three register tiles, packed or not)
+/// in the loops' whole tiles and six in whole register tiles, from at most
+/// [`LOOKAHEAD_STATES`]. An evaluator that scores peeled tiles gets places for both (with
+/// places for one, gemm's peeled 4x32 tiles lost theirs before the Parallelize stage); one
+/// that drops them keeps to the places of one (places left over go to more states of the
+/// same sequences: model mode's search took 0.78 -> 0.96 s on gemm and 1.57 -> 1.89 s on
+/// 3mm with 24 places).
+const LOOKAHEAD_PLACES: usize = 12;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
 /// descendant of each register tile and packing, best first, where no finalist has it. The
