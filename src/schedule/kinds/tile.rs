@@ -393,27 +393,18 @@ fn register_tiling(t: &Tile, trips: [i64; 2], rows: u32, cols: u32) -> Tile {
 /// every band, and on 2mm 8x16 ran 41.9x, 4x32 29.2x, 8x32 30.4x); with `all_bands`,
 /// only those of every band.
 pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile], all_bands: bool) -> Vec<Vec<Transform>> {
-    // The first tilings with whole tiles along the rows and columns, then the first of any
-    // (a partial last tile, which the unrolls peel): a model trained before peeling existed
-    // knows only the former, and model mode keeps to them (search::model_choice).
-    let mut out = register_tiles_of(program, tree, legal, all_bands, true);
-    for seq in register_tiles_of(program, tree, legal, all_bands, false) {
-        if !out.contains(&seq) {
-            out.push(seq);
-        }
-    }
-    out
-}
-
-fn register_tiles_of(program: &Program, tree: &Scheduled, legal: &[Tile], all_bands: bool, whole_only: bool) -> Vec<Vec<Transform>> {
     let leaves = tree.innermost();
-    // The first qualifying tiling of each band (by its innermost loop), in candidate order.
-    let mut bands: Vec<(usize, &Tile, Option<Transform>, [i64; 2])> = Vec::new();
+    // The first qualifying tiling of each band (by its innermost loop), in candidate order:
+    // among tilings with whole tiles along the rows and columns, and among all (a partial
+    // last tile, which the unrolls peel). A model trained before peeling existed knows only
+    // the former, and model mode keeps to them (search::model_choice).
+    let (mut whole, mut any): (Vec<Band>, Vec<Band>) = (Vec::new(), Vec::new());
     for t in legal.iter().filter(|t| t.band.len() == 3) {
         let nodes: Option<Vec<usize>> = t.band.iter().map(|(l, _)| tree.node_named(program, l)).collect();
         let Some(nodes) = nodes else { continue };
         let k = nodes[2];
-        if bands.iter().any(|(b, _, _, _)| *b == k)
+        let has = |bands: &[Band]| bands.iter().any(|b| b.k == k);
+        if (has(&whole) && has(&any))
             || !leaves.contains(&k)
             || !super::accumulate::reduces_in(program, tree, k)
             || !register_tile_shaped(program, tree, &nodes)
@@ -423,52 +414,78 @@ fn register_tiles_of(program: &Program, tree: &Scheduled, legal: &[Tile], all_ba
         let (Some(rows_trips), Some(cols_trips)) = (tree.trip_count(program, nodes[0]), tree.trip_count(program, nodes[1])) else {
             continue;
         };
-        if t.band.iter().any(|(_, size)| *size < 32)
-            || (whole_only && (rows_trips % t.band[0].1 as i64 != 0 || cols_trips % t.band[1].1 as i64 != 0))
-        {
+        if t.band.iter().any(|(_, size)| *size < 32) {
             continue;
         }
         // Also with the row-invariant input's tile packed before the rows loop (the
         // copy is of the tiled band as the Pack stage would see it).
         let packed = row_invariant_input(program, tree, &nodes)
             .map(|argument| Transform::Pack(super::Pack { target: t.band[0].0.clone(), argument }));
-        bands.push((k, t, packed, [rows_trips, cols_trips]));
+        let band = Band { k, tile: t, packed, trips: [rows_trips, cols_trips] };
+        let divides = rows_trips % t.band[0].1 as i64 == 0 && cols_trips % t.band[1].1 as i64 == 0;
+        if divides && !has(&whole) {
+            whole.push(band.clone());
+        }
+        if !has(&any) {
+            any.push(band);
+        }
     }
+    let mut out = register_tile_sequences(&whole, all_bands, true);
+    for seq in register_tile_sequences(&any, all_bands, false) {
+        if !out.contains(&seq) {
+            out.push(seq);
+        }
+    }
+    out
+}
+
+/// A contraction band's tiling that [`register_tiles`] takes on to register tiles.
+#[derive(Clone)]
+struct Band<'a> {
+    /// The band's innermost (reducing) loop's node.
+    k: usize,
+    tile: &'a Tile,
+    packed: Option<Transform>,
+    /// Trip counts of the rows and columns loops.
+    trips: [i64; 2],
+}
+
+/// The register-tile sequences of `bands` (each alone, and all at once where there are
+/// several; with `all_bands`, only the latter), their tilings as they are (`as_tiled`: the
+/// whole tilings models trained before peeling saw) or in whole register tiles.
+fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> Vec<Vec<Transform>> {
     let mut out = Vec::new();
-    let mut groups: Vec<&[(usize, &Tile, Option<Transform>, [i64; 2])]> =
-        if all_bands { Vec::new() } else { bands.chunks(1).take(LOOKAHEAD_TILINGS).collect() };
+    let mut groups: Vec<&[Band]> = if all_bands { Vec::new() } else { bands.chunks(1).take(LOOKAHEAD_TILINGS).collect() };
     if bands.len() >= 2 {
-        groups.push(&bands[..]);
+        groups.push(bands);
     }
     for group in groups {
         let shapes = if group.len() == 1 { &LOOKAHEAD_REGISTER_TILES[..] } else { &LOOKAHEAD_REGISTER_TILES[..1] };
         for &(rows, cols) in shapes {
-            if group.iter().any(|(_, t, _, _)| rows > t.band[0].1 || cols > t.band[1].1) {
+            if group.iter().any(|b| rows > b.tile.band[0].1 || cols > b.tile.band[1].1) {
                 continue;
             }
-            // Each tiling's two outer sizes rounded up to whole register tiles: a size the
+            // Otherwise each tiling's two outer sizes in whole register tiles: a size the
             // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
             // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
             // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
-            // The whole tilings as they are (what models trained before peeling saw); the
-            // others in whole register tiles.
             let tiles: Vec<Tile> = group
                 .iter()
-                .map(|(_, t, _, trips)| if whole_only { (*t).clone() } else { register_tiling(t, *trips, rows, cols) })
+                .map(|b| if as_tiled { b.tile.clone() } else { register_tiling(b.tile, b.trips, rows, cols) })
                 .collect();
             // Without a packable input the two sequences are one (kept once). Steps go
             // stage by stage (tilings, copies, accumulators, unrolls), as a schedule must.
             for pack in [false, true] {
                 let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
                 if pack {
-                    seq.extend(group.iter().filter_map(|(_, _, p, _)| p.clone()));
+                    seq.extend(group.iter().filter_map(|b| b.packed.clone()));
                 }
-                for (_, t, _, _) in group {
-                    seq.push(Transform::Accumulate(super::Accumulate { target: t.band[2].0.clone() }));
+                for b in group {
+                    seq.push(Transform::Accumulate(super::Accumulate { target: b.tile.band[2].0.clone() }));
                 }
-                for (_, t, _, _) in group {
-                    seq.push(Transform::Unroll(super::Unroll { target: t.band[0].0.clone(), factor: rows }));
-                    seq.push(Transform::Unroll(super::Unroll { target: t.band[1].0.clone(), factor: cols }));
+                for b in group {
+                    seq.push(Transform::Unroll(super::Unroll { target: b.tile.band[0].0.clone(), factor: rows }));
+                    seq.push(Transform::Unroll(super::Unroll { target: b.tile.band[1].0.clone(), factor: cols }));
                 }
                 if !out.contains(&seq) {
                     out.push(seq);
