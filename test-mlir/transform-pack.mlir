@@ -8,6 +8,17 @@
 // parallel tile loop over them.
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@gemm: tile(L0:16, L0.0:16, L0.0.0:16); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:4); parallelize(L0.t)"}))' %s 2>&1 | FileCheck %s --check-prefix=BOTH
+// A loop-invariant scale of the packed values goes into the copy (alpha * A[i][k] is
+// computed once per copied element, the kernel reads the product); B, whose loads are
+// multiplied by a value that varies in the loop, is copied as it is.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@scaled: tile(L0:16, L0.0:16, L0.0.0:16); pack(L0, %arg1); pack(L0, %arg2)"}))' %s 2>&1 | FileCheck %s --check-prefix=FOLD
+// Not folded: a packed value also used other than by the product; products by different
+// scales.
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@twouses: pack(L0, %arg1)"}))' %s 2>&1 | FileCheck %s --check-prefix=TWOUSES
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@twoscales: pack(L0, %arg2)"}))' %s 2>&1 | FileCheck %s --check-prefix=TWOSCALES
 // Refusals, the IR unchanged: the loop writes the argument; does not read it; reads it
 // through vector loads; the part it reads is over the size limit; no such argument.
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
@@ -50,6 +61,31 @@
 // BOTH:           memref.dealloc %[[B]]
 // BOTH-NEXT:      memref.dealloc %[[A]]
 
+// FOLD-LABEL: func.func @scaled(%arg0
+// FOLD:           %[[A:.*]] = memref.alloc() : memref<16x16xf32>
+// FOLD:             %[[V:.*]] = affine.load %arg1[{{.*}}] : memref<64x32xf32>
+// FOLD-NEXT:        %[[S:.*]] = arith.mulf %arg0, %[[V]] : f32
+// FOLD-NEXT:        affine.store %[[S]], %[[A]][{{.*}}] : memref<16x16xf32>
+// FOLD:           %[[B:.*]] = memref.alloc() : memref<16x16xf32>
+// FOLD:             %[[W:.*]] = affine.load %arg2[{{.*}}] : memref<32x48xf32>
+// FOLD-NEXT:        affine.store %[[W]], %[[B]][{{.*}}] : memref<16x16xf32>
+// FOLD:           affine.for
+// FOLD:             %[[X:.*]] = affine.load %[[A]]
+// FOLD-NEXT:        %[[Y:.*]] = affine.load %[[B]]
+// FOLD-NOT:         %arg0
+// FOLD:             arith.mulf %[[X]], %[[Y]] : f32
+// FOLD:         return
+
+// TWOUSES-LABEL: func.func @twouses(%arg0
+// TWOUSES:         %[[V:.*]] = affine.load %arg1
+// TWOUSES-NEXT:    affine.store %[[V]]
+// TWOUSES:         arith.mulf %arg0, %{{.*}} : f32
+// TWOSCALES-LABEL: func.func @twoscales(%arg0
+// TWOSCALES:         %[[W:.*]] = affine.load %arg2
+// TWOSCALES-NEXT:    affine.store %[[W]]
+// TWOSCALES:         arith.mulf %arg0, %{{.*}} : f32
+// TWOSCALES:         arith.mulf %arg1, %{{.*}} : f32
+
 // WRITES: step 1 (pack(L0.0, %arg2)) refused: L0.0 writes %arg2 (affine.store): its copy would go stale; the IR was left unchanged
 // UNREAD: step 1 (pack(L0, %arg2)) refused: L0 does not read %arg2; the IR was left unchanged
 // VECTOR: step 2 (pack(L0, %arg0)) refused: L0 uses %arg0 in vector.transfer_read, which the copy cannot rewrite (pack before vectorizing); the IR was left unchanged
@@ -68,6 +104,49 @@ func.func @gemm(%A: memref<64x32xf32>, %B: memref<32x48xf32>, %C: memref<64x48xf
         %s = arith.addf %c, %p : f32
         affine.store %s, %C[%i, %j] : memref<64x48xf32>
       }
+    }
+  }
+  return
+}
+
+// gemm with PolyBench's alpha * A[i][k] * B[k][j].
+func.func @scaled(%alpha: f32, %A: memref<64x32xf32>, %B: memref<32x48xf32>, %C: memref<64x48xf32>) {
+  affine.for %i = 0 to 64 {
+    affine.for %j = 0 to 48 {
+      affine.for %k = 0 to 32 {
+        %a = affine.load %A[%i, %k] : memref<64x32xf32>
+        %b = affine.load %B[%k, %j] : memref<32x48xf32>
+        %c = affine.load %C[%i, %j] : memref<64x48xf32>
+        %p = arith.mulf %alpha, %a : f32
+        %q = arith.mulf %p, %b : f32
+        %s = arith.addf %c, %q : f32
+        affine.store %s, %C[%i, %j] : memref<64x48xf32>
+      }
+    }
+  }
+  return
+}
+
+func.func @twouses(%alpha: f32, %A: memref<32x64xf32>, %B: memref<32x64xf32>) {
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 64 {
+      %a = affine.load %A[%i, %j] : memref<32x64xf32>
+      %p = arith.mulf %alpha, %a : f32
+      %s = arith.addf %p, %a : f32
+      affine.store %s, %B[%i, %j] : memref<32x64xf32>
+    }
+  }
+  return
+}
+
+func.func @twoscales(%alpha: f32, %beta: f32, %A: memref<32x64xf32>, %B: memref<32x64xf32>) {
+  affine.for %i = 0 to 32 {
+    affine.for %j = 0 to 64 {
+      %a = affine.load %A[%i, %j] : memref<32x64xf32>
+      %p = arith.mulf %alpha, %a : f32
+      %q = arith.mulf %beta, %a : f32
+      %s = arith.addf %p, %q : f32
+      affine.store %s, %B[%i, %j] : memref<32x64xf32>
     }
   }
   return

@@ -174,7 +174,18 @@ fn packing_executes_equivalently() {
         "gemm",
         "tile(L0:16, L0.0:16, L0.0.0:12); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:3); parallelize(L0.t)",
     );
-    // A triangular kernel: under i, the rows j <= i of A (the box is bounded by the buffer).
+    // alpha * A[i][k] folded into A's copy (bit for bit the program's product), in the
+    // register tile the Tile stage's lookahead makes with both inputs packed: the columns'
+    // point loop moved outside the rows' after tiling, partial last tiles along the rows
+    // (64 = 5 x 12 + 4, peeled by the 6-row unroll) and the columns (48 = 32 + 16).
+    equivalent("transform-pack.mlir", "scaled", "pack(L0, %arg1)");
+    equivalent(
+        "transform-pack.mlir",
+        "scaled",
+        "tile(L0:12, L0.0:32, L0.0.0:12); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg2); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6); parallelize(L0.t)",
+    );
+    // A triangular kernel: under i, the rows j <= i of A (the box is bounded by the buffer;
+    // A is read twice, scaled once: not folded).
     equivalent("syrk.mlir", "syrk", "pack(L0.1, %arg3)");
     equivalent("syrk.mlir", "syrk", "pack(L0.1.0, %arg3); parallelize(L0)");
     // A convolution: the weights of one output channel, the input window of one output row.

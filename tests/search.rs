@@ -883,24 +883,37 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let legal = candidates(&p, &identity, Stage::Tile);
     let sequences = lookahead(&p, &identity, Stage::Tile, &legal);
     assert!(!sequences.is_empty());
-    let mut packed = 0;
+    let (mut unpacked, mut packed, mut both) = (0, 0, 0);
     for seq in &sequences {
         let s = Schedule { steps: seq.clone() };
         let kinds: Vec<&str> = seq.iter().map(|t| t.kind()).collect();
         let text = s.to_string();
-        // Each register tile also with B (read alike by every row: B[k][j]) packed before
-        // the rows loop; never A or C.
-        if kinds.contains(&"pack") {
+        // Each register tile unpacked, with B (read alike by every row: B[k][j]) packed
+        // before the rows loop, and with A and B packed and the columns loop moved outside
+        // the rows loop (then jammed first); never C.
+        if kinds.contains(&"interchange") {
+            assert_eq!(kinds, ["tile", "interchange", "pack", "pack", "accumulate", "unroll", "unroll"], "{s}");
+            assert!(
+                text.contains("interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg0); accumulate(L0.0.0); unroll(L0.0:"),
+                "{text}"
+            );
+            assert!(text.contains("unroll(L0:"), "{text}");
+            both += 1;
+        } else if kinds.contains(&"pack") {
             assert_eq!(kinds, ["tile", "pack", "accumulate", "unroll", "unroll"], "{s}");
-            assert!(text.contains("pack(L0, %arg1); accumulate(L0.0.0)"), "{text}");
+            assert!(text.contains("pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:"), "{text}");
             packed += 1;
         } else {
             assert_eq!(kinds, ["tile", "accumulate", "unroll", "unroll"], "{s}");
+            assert!(text.contains("accumulate(L0.0.0); unroll(L0:"), "{text}");
+            unpacked += 1;
         }
-        assert!(text.contains("accumulate(L0.0.0); unroll(L0:") && text.contains("unroll(L0.0:"), "{text}");
+        assert!(text.contains("unroll(L0.0:"), "{text}");
         transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
-    assert_eq!(packed * 2, sequences.len(), "{sequences:?}");
+    assert!(unpacked > 0 && packed == unpacked && both == unpacked, "{sequences:?}");
+    // The 6x16 tile (12 accumulators) is among them on any x86 host.
+    assert!(sequences.iter().any(|seq| Schedule { steps: seq.clone() }.to_string().contains("unroll(L0:6)")), "{sequences:?}");
     // k no longer innermost (i-k-j), or the columns loop is i (C[i][j] strided along it):
     // no register tile of that band.
     for state in ["interchange(L0, L0.0.0, L0.0)", "interchange(L0.0, L0)"] {
@@ -909,7 +922,8 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
         assert!(lookahead(&p, &state, Stage::Tile, &legal).is_empty(), "{state}");
     }
     // Only the lookahead lets the search find the register tile: no stage's step alone pays.
-    let r = affine_autosched::search::search(f, &p, &mut RegisterTilePays, SearchConfig { beam_width: 4, max_depth: 6 }).unwrap();
+    // (A depth of 7 steps at least: the sequences with both inputs packed have seven.)
+    let r = affine_autosched::search::search(f, &p, &mut RegisterTilePays, SearchConfig { beam_width: 4, max_depth: 7 }).unwrap();
     let best = &r.best().schedule;
     assert!(r.best().score > 3.0, "best {best} ({})", r.best().score);
     transform::check(f, best).unwrap_or_else(|e| panic!("{best}: {e}"));
@@ -920,7 +934,11 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let finalists = affine_autosched::search::hybrid_finalists(&p, &r, 3);
     let measured: std::collections::HashSet<&String> =
         finalists.iter().filter_map(|s| r.looked_ahead.get(&s.schedule.to_string())).collect();
-    assert_eq!(measured, roots, "{:?}", finalists.iter().map(|s| s.schedule.to_string()).collect::<Vec<_>>());
+    // All of them where there are nine at most (search::LOOKAHEAD_FINALISTS; AVX2's three
+    // register tiles, three packings each), else nine.
+    let names = || finalists.iter().map(|s| s.schedule.to_string()).collect::<Vec<_>>();
+    assert!(measured.is_subset(&roots), "{:?}", names());
+    assert_eq!(measured.len(), roots.len().min(9), "{:?}", names());
     assert!(finalists.len() <= 3 + roots.len());
 }
 

@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Affine/Analysis/Utils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/LoopUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Dominance.h"
 
 #include <string>
 #include <vector>
@@ -90,6 +92,63 @@ int32_t regionRead(AffineForOp loop, Value memref, StringRef name, StringRef arg
   return AUTOSCHED_TX_OK;
 }
 
+/// Folds a loop-invariant scale into the copy: when every value `loop` loads from the
+/// copy `buffer` is used only by `arith.mulf` with one and the same other operand `s`,
+/// defined before the copy nest (gemm's `alpha * A[i][k]`), the copy stores `s * x`
+/// and the loop uses the loaded value in place of each product. The product is the one
+/// the program computes, with its operands and fast-math flags, so every value is
+/// bit for bit what it was; it is computed once per copied element instead of once per
+/// use (a register tile broadcasts it from memory rather than multiplying each row at
+/// every k step). Anything else leaves the copy as it is.
+void foldInvariantScale(AffineForOp loop, Operation *copyNest, Value buffer) {
+  SmallVector<AffineLoadOp> loads;
+  loop.walk([&](AffineLoadOp load) {
+    if (load.getMemRef() == buffer)
+      loads.push_back(load);
+  });
+  Value scale;
+  std::optional<arith::FastMathFlags> flags;
+  SmallVector<arith::MulFOp> products;
+  for (AffineLoadOp load : loads) {
+    if (load->use_empty())
+      return;
+    for (Operation *user : load->getUsers()) {
+      auto mul = dyn_cast<arith::MulFOp>(user);
+      if (!mul || mul.getLhs() == mul.getRhs())
+        return;
+      Value other = mul.getLhs() == load.getResult() ? mul.getRhs() : mul.getLhs();
+      if ((scale && other != scale) || (flags && *flags != mul.getFastmath()))
+        return;
+      scale = other;
+      flags = mul.getFastmath();
+      products.push_back(mul);
+    }
+  }
+  if (!scale || !DominanceInfo(loop->getParentOfType<func::FuncOp>()).properlyDominates(scale, copyNest))
+    return;
+  // The copy nest's one store into the buffer (loads from the original, stores here).
+  SmallVector<AffineStoreOp> stores;
+  copyNest->walk([&](AffineStoreOp st) {
+    if (st.getMemRef() == buffer)
+      stores.push_back(st);
+  });
+  if (stores.size() != 1)
+    return;
+  AffineStoreOp store = stores.front();
+  OpBuilder b(store);
+  // The operand order of the first product (a float multiply commutes exactly).
+  bool scaleFirst = products.front().getLhs() == scale;
+  Value x = store.getValueToStore();
+  Value scaled = scaleFirst ? arith::MulFOp::create(b, store.getLoc(), scale, x, *flags).getResult()
+                            : arith::MulFOp::create(b, store.getLoc(), x, scale, *flags).getResult();
+  store->setOperand(0, scaled); // affine.store's operand 0 is the value it stores
+  for (arith::MulFOp mul : products) {
+    Value load = mul.getLhs() == scale ? mul.getRhs() : mul.getLhs();
+    mul.getResult().replaceAllUsesWith(load);
+    mul->erase();
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -129,6 +188,8 @@ int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument
     CopyGenerateResult result;
     if (failed(generateCopyForMemRegion(region, l, options, result)))
       return report.fail("MLIR's generateCopyForMemRegion failed on " + arg + " before " + n);
+    if (result.alloc && result.copyNest)
+      foldInvariantScale(l, result.copyNest, result.alloc->getResult(0));
   }
   return AUTOSCHED_TX_OK;
 }

@@ -17,7 +17,10 @@ extern "C" {
 /// `argument` that the loop reads (the bounding box of its loads, for the current
 /// iterations of the loops around it) into a local buffer of that box's constant shape,
 /// and makes the loop read the buffer; the buffer is allocated just before the loop and
-/// freed just after it. MLIR's generateCopyForMemRegion makes the copy.
+/// freed just after it. MLIR's generateCopyForMemRegion makes the copy. Where every value
+/// the loop loads from the copy is used only by arith.mulf with one value defined before
+/// the copy, the copy stores those products and the loop uses them (exact: the same
+/// operands and flags).
 ///
 /// Refuses (dependence) a loop that writes the memref: the copy would go stale. Refuses a
 /// loop that does not read it; one that touches it other than through affine.load (vector

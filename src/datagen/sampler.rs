@@ -76,8 +76,10 @@ impl Walk {
 /// change to the candidates, combinations, lookahead sequences or depth rule that changes
 /// what a seed's walks draw takes a new one. 2: since 2026-11-29's every-band register tiles
 /// and per-nest depth; the points from before carry none (read as 0). 3: since 2026-12-05's
-/// register tiles also sized in whole register tiles (partial last tiles peeled).
-pub const SPACE: u32 = 3;
+/// register tiles also sized in whole register tiles (partial last tiles peeled). 4: since
+/// 2026-12-05's 6x16 register tiles, both inputs packed with the columns outside, and
+/// copies that take a loop-invariant scale of their values (gemm's alpha * A[i][k]).
+pub const SPACE: u32 = 4;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

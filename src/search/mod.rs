@@ -412,14 +412,15 @@ fn select_beam(mut states: Vec<Scored>, width: usize, structure: impl Fn(&Schedu
 /// scores: a register tile scored above the beam's tilings would otherwise take their places
 /// and lose the schedules they lead to (3mm's model-mode schedule measured 2.2x instead of
 /// 4.3x). One per sequence (the best state each has led to) as long as there are places:
-/// `Tile`'s lookahead makes at most six from a state (three register tiles, packed or not)
-/// in the loops' whole tiles and six in whole register tiles, from at most
+/// `Tile`'s lookahead makes at most nine from a state (three register tiles, unpacked, with
+/// one input packed, or both packed with the columns outside) in the loops' whole tiles and
+/// nine in whole register tiles, from at most
 /// [`LOOKAHEAD_STATES`]. An evaluator that scores peeled tiles gets places for both (with
 /// places for one, gemm's peeled 4x32 tiles lost theirs before the Parallelize stage); one
 /// that drops them keeps to the places of one (places left over go to more states of the
 /// same sequences: model mode's search took 0.78 -> 0.96 s on gemm and 1.57 -> 1.89 s on
 /// 3mm with 24 places).
-const LOOKAHEAD_PLACES: usize = 12;
+const LOOKAHEAD_PLACES: usize = 18;
 
 /// Looked-ahead schedules that hybrid measures beside its finalists, at most: the best
 /// descendant of each register tile and packing, best first, where no finalist has it. The
@@ -431,7 +432,7 @@ const LOOKAHEAD_PLACES: usize = 12;
 /// tile's unrolled code to the one library the finalists are compiled into, and fifteen of
 /// them on 3mm (three products, two states) took that compilation past its timeout, then
 /// measured one by one with the 6 s original each time (minutes).
-const LOOKAHEAD_FINALISTS: usize = 6;
+const LOOKAHEAD_FINALISTS: usize = 9;
 
 /// A lookahead sequence's register tile and packing, as "pack,8,16" (its packs and unroll
 /// factors), and whether its tiles hold whole register tiles (sizes multiples of the unroll

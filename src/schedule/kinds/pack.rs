@@ -4,7 +4,9 @@
 //! loop reads the copy: a tile of a matrix becomes contiguous, with no TLB or cache-set
 //! conflicts between its rows (MLIR's affine data copy generation makes the copy; the
 //! buffer keeps the order of the dimensions). On a tiled contraction, packing at the first
-//! point loop under the tile loops copies one tile of each input per tile iteration.
+//! point loop under the tile loops copies one tile of each input per tile iteration. Where
+//! the loop only multiplies the copied values by one loop-invariant value (`alpha * A[i][k]`),
+//! the copy holds the products, computed bit for bit as the program does (Pack.cpp).
 //!
 //! Features: per loop level of a computation, how many of its loads read a buffer packed at
 //! that level's loop or tile loop, and how many elements those copies hold (their boxes,

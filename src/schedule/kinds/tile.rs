@@ -30,7 +30,12 @@ pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
 /// lanes and 8x32 fastest with 16; attention-scores' model-mode choice is an 8x16 tile.
 /// Each costs a check of two unroll-and-jams (about 0.1 s on gemm), and a state the search
 /// keeps extending: there are few.
-const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 3] = [(8, 16), (4, 32), (8, 32)];
+/// 6x16 is 12 accumulators, which leave AVX2 room for the broadcast row and the column
+/// vectors (the 16-accumulator tiles spill some each k step on AVX2): with both inputs
+/// packed it ran gemm at 121-140 GFLOP/s against 4x32's 97-101 (2-core EPYC, one run
+/// each without and with fp-contract). Tiles that do not fit the host's registers
+/// ([`super::unroll::register_tile_fits`]: 8x32 on AVX2) are not tried.
+const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 4] = [(8, 16), (4, 32), (8, 32), (6, 16)];
 
 /// Tilings per state extended into register tiles at the Tile stage, at most: the first
 /// legal one of a contraction band, which is the analytic tile-size model's
@@ -39,10 +44,14 @@ const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 3] = [(8, 16), (4, 32), (8, 32)];
 const LOOKAHEAD_TILINGS: usize = 1;
 
 /// The function argument a register tile over `[rows, columns, k]` reads the same along
-/// `rows` (gemm's B[k][j]): its tile, packed before `rows`, is read by every row of the
-/// tile, so the copy pays for itself many times over. None when no load qualifies, or
-/// when the argument is also written in the nest.
-fn row_invariant_input(program: &Program, tree: &Scheduled, band: &[usize]) -> Option<usize> {
+/// the band's loop `along` (0: rows, 1: columns): gemm's B[k][j] along the rows, A[i][k]
+/// along the columns. Its tile, packed before `rows`, is read by every row (every column)
+/// of the tile, so the copy pays for itself many times over; a column-invariant input's
+/// copy also takes the loop-invariant scale the kernel multiplies it by (`alpha * A[i][k]`,
+/// passes/kinds/Pack.cpp), which the register tile would otherwise compute and broadcast
+/// for every row at every k step. None when no load qualifies, or when the argument is
+/// also written in the nest.
+fn invariant_input(program: &Program, tree: &Scheduled, band: &[usize], along: usize) -> Option<usize> {
     let [rows, _, k] = band else { return None };
     let id = |n: &usize| tree.nodes[*n].ent.loop_id;
     let comps = tree.comps_under(*rows);
@@ -50,7 +59,7 @@ fn row_invariant_input(program: &Program, tree: &Scheduled, band: &[usize]) -> O
     tree.nodes[*k].children.iter().find_map(|kid| {
         let Kid::Comp(c) = kid else { return None };
         let comp = &program.computations[*c];
-        let r = comp.iterators.iter().position(|l| *l == id(rows))?;
+        let r = comp.iterators.iter().position(|l| *l == id(&band[along]))?;
         comp.loads.iter().find_map(|a| {
             let arg = super::pack::argument_of(program, a)?;
             (a.matrix.iter().all(|row| row[r] == 0) && !written.contains(&arg)).then_some(arg)
@@ -417,11 +426,16 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
         if t.band.iter().any(|(_, size)| *size < 32) {
             continue;
         }
-        // Also with the row-invariant input's tile packed before the rows loop (the
-        // copy is of the tiled band as the Pack stage would see it).
-        let packed = row_invariant_input(program, tree, &nodes)
-            .map(|argument| Transform::Pack(super::Pack { target: t.band[0].0.clone(), argument }));
-        let band = Band { k, tile: t, packed, trips: [rows_trips, cols_trips] };
+        // Also with the row-invariant input's tile packed before the outer point loop, and
+        // with both inputs' tiles (the copies are of the tiled band as the Pack stage would
+        // see it).
+        let mut packed = Vec::new();
+        if let Some(b) = invariant_input(program, tree, &nodes, 0) {
+            packed.push(b);
+            packed.extend(invariant_input(program, tree, &nodes, 1).filter(|a| *a != b));
+        }
+        let bytes = super::unroll::element_bytes(program, tree, k);
+        let band = Band { k, tile: t, packed, trips: [rows_trips, cols_trips], bytes };
         let divides = rows_trips % t.band[0].1 as i64 == 0 && cols_trips % t.band[1].1 as i64 == 0;
         if divides && !has(&whole) {
             whole.push(band.clone());
@@ -445,9 +459,13 @@ struct Band<'a> {
     /// The band's innermost (reducing) loop's node.
     k: usize,
     tile: &'a Tile,
-    packed: Option<Transform>,
+    /// The inputs to pack (argument positions): the row-invariant one, then the
+    /// column-invariant one; packings take the first one or both.
+    packed: Vec<usize>,
     /// Trip counts of the rows and columns loops.
     trips: [i64; 2],
+    /// The widest element its computations store.
+    bytes: i64,
 }
 
 /// The register-tile sequences of `bands` (each alone, and all at once where there are
@@ -462,7 +480,9 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
     for group in groups {
         let shapes = if group.len() == 1 { &LOOKAHEAD_REGISTER_TILES[..] } else { &LOOKAHEAD_REGISTER_TILES[..1] };
         for &(rows, cols) in shapes {
-            if group.iter().any(|b| rows > b.tile.band[0].1 || cols > b.tile.band[1].1) {
+            if group.iter().any(|b| {
+                rows > b.tile.band[0].1 || cols > b.tile.band[1].1 || !super::unroll::register_tile_fits(rows, cols, b.bytes)
+            }) {
                 continue;
             }
             // Otherwise each tiling's two outer sizes in whole register tiles: a size the
@@ -473,19 +493,35 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
                 .iter()
                 .map(|b| if as_tiled { b.tile.clone() } else { register_tiling(b.tile, b.trips, rows, cols) })
                 .collect();
-            // Without a packable input the two sequences are one (kept once). Steps go
-            // stage by stage (tilings, copies, accumulators, unrolls), as a schedule must.
-            for pack in [false, true] {
+            // Unpacked, with the row-invariant input's tile packed, and with both inputs'
+            // tiles packed and the columns' point loop outside the rows' (interchanged after
+            // tiling): the register tile's column sliver of the row-invariant input then
+            // stays in L1 while the rows sweep the tile, as BLIS's loop order keeps it
+            // (gemm's 6x16 with both packed: 22.2 against 31.7 ms rows outside, fastest of
+            // 11 runs, 2-core EPYC). Without a packable input the sequences are one (kept
+            // once). Steps otherwise go stage by stage (tilings, copies, accumulators,
+            // unrolls, the outer loop first).
+            let both = group.len() == 1 && group[0].packed.len() == 2;
+            for (pack, columns_outside) in [(0, false), (1, false)].into_iter().chain(both.then_some((2, true))) {
                 let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
-                if pack {
-                    seq.extend(group.iter().filter_map(|b| b.packed.clone()));
+                let names = |b: &Band| {
+                    let [r, c, k] = [0, 1, 2].map(|i| b.tile.band[i].0.clone());
+                    if columns_outside { [(c, cols), (r, rows), (k, 0)] } else { [(r, rows), (c, cols), (k, 0)] }
+                };
+                if columns_outside {
+                    seq.extend(group.iter().map(|b| Transform::Interchange(super::Interchange { order: names(b).map(|n| n.0).to_vec() })));
+                }
+                for b in group {
+                    let target = names(b)[0].0.clone();
+                    seq.extend(b.packed.iter().take(pack).map(|&argument| Transform::Pack(super::Pack { target: target.clone(), argument })));
                 }
                 for b in group {
                     seq.push(Transform::Accumulate(super::Accumulate { target: b.tile.band[2].0.clone() }));
                 }
                 for b in group {
-                    seq.push(Transform::Unroll(super::Unroll { target: b.tile.band[0].0.clone(), factor: rows }));
-                    seq.push(Transform::Unroll(super::Unroll { target: b.tile.band[1].0.clone(), factor: cols }));
+                    let [outer, inner, _] = names(b);
+                    seq.push(Transform::Unroll(super::Unroll { target: outer.0, factor: outer.1 }));
+                    seq.push(Transform::Unroll(super::Unroll { target: inner.0, factor: inner.1 }));
                 }
                 if !out.contains(&seq) {
                     out.push(seq);
