@@ -428,10 +428,12 @@ const LOOKAHEAD_PLACES: usize = 18;
 /// themselves (gemm-1024 with fp-contract: the packed 4x32 tile of 128x256x192 ranked last
 /// of eight, 5.97x against 6.32x for the 8x16 tile unpacked, and ran 1.6x faster than
 /// it). One per register tile and packing (the best-ranked sequence of each: the sequences
-/// of another state differ in the band they tile), so at most six: each adds a register
-/// tile's unrolled code to the one library the finalists are compiled into, and fifteen of
-/// them on 3mm (three products, two states) took that compilation past its timeout, then
-/// measured one by one with the 6 s original each time (minutes).
+/// of another state differ in the band they tile), so at most nine (three register tiles
+/// on AVX2, each unpacked, with one input packed, or both packed with the columns outside:
+/// gemm's fastest, the last, ranked below six others): each adds a register tile's unrolled
+/// code to the one library the finalists are compiled into, and fifteen of them on 3mm
+/// (three products, two states) took that compilation past its timeout, then measured one
+/// by one with the 6 s original each time (minutes); with nine, 3mm's finalists took 80 s.
 const LOOKAHEAD_FINALISTS: usize = 9;
 
 /// A lookahead sequence's register tile and packing, as "pack,8,16" (its packs and unroll
