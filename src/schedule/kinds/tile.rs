@@ -398,9 +398,10 @@ fn register_tiling(t: &Tile, trips: [i64; 2], rows: u32, cols: u32) -> Tile {
 
 /// [`Tile::lookahead`]'s sequences: register tiles of the first qualifying tiling of one
 /// band (each of [`LOOKAHEAD_REGISTER_TILES`]), and of every band at once where there are
-/// several (one register tile only, the first that [`leaves_room`]: each sequence costs
-/// unroll-and-jam checks on every band; on 2mm with 32 registers 8x16 ran 41.9x, 4x32
-/// 29.2x, 8x32 30.4x); with `all_bands`, only those of every band.
+/// several (one register tile only, the first that
+/// [`super::unroll::register_tile_leaves_room`]: each sequence costs unroll-and-jam checks
+/// on every band; on 2mm with 32 registers 8x16 ran 41.9x, 4x32 29.2x, 8x32 30.4x); with
+/// `all_bands`, only those of every band.
 pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile], all_bands: bool) -> Vec<Vec<Transform>> {
     let leaves = tree.innermost();
     // The first qualifying tiling of each band (by its innermost loop), in candidate order:
@@ -453,15 +454,6 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
     out
 }
 
-/// Whether a register tile of `rows` x `columns` accumulators of `bytes`-byte elements in
-/// 256-bit vectors leaves a register for each of its column vectors and one for the
-/// broadcast row value beside them (the micro-kernel's working set: 6x16 f32 on AVX2 takes
-/// 12 + 2 + 1 of 16).
-fn leaves_room(rows: u32, columns: u32, bytes: i64) -> bool {
-    let vectors = (columns as i64 * bytes.max(1) + 31) / 32;
-    rows as i64 * vectors + vectors + 1 <= crate::machine::vector_registers() as i64
-}
-
 /// A contraction band's tiling that [`register_tiles`] takes on to register tiles.
 #[derive(Clone)]
 struct Band<'a> {
@@ -491,7 +483,7 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
         // column vectors and a broadcast beside its accumulators on every band (8x16 with
         // 32 registers, 6x16 with AVX2's 16, where 8x16's accumulators spill: 2mm's bands
         // as 6x16 with both inputs packed ran 25.4 ms against 55.6 as 8x16, 2-core EPYC).
-        let roomy = |&&(rows, cols): &&(u32, u32)| group.iter().all(|b| leaves_room(rows, cols, b.bytes));
+        let roomy = |&&(rows, cols): &&(u32, u32)| group.iter().all(|b| super::unroll::register_tile_leaves_room(rows, cols, b.bytes));
         let shapes: Vec<(u32, u32)> = if group.len() == 1 {
             LOOKAHEAD_REGISTER_TILES.to_vec()
         } else {
