@@ -942,6 +942,83 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     assert!(finalists.len() <= 3 + roots.len());
 }
 
+/// Hybrid measures its fastest finalist beside the same schedule with its parallel loops
+/// chosen otherwise: every other loop the Parallelize stage proposes at that state, and
+/// none, each legal, every other step unchanged.
+#[test]
+fn parallel_neighbours_change_only_the_parallel_loops() {
+    use affine_autosched::search::candidates::lookahead;
+    use affine_autosched::search::parallel_neighbours;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/kernels/gemm-1024.mlir");
+    let m = LoadedModule::from_file(&path).unwrap();
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let identity = Schedule::default();
+    let legal = candidates(&p, &identity, Stage::Tile);
+    // The register tile with both inputs packed and the columns outside the rows (two tile
+    // loops, the columns' outside).
+    let seq = lookahead(&p, &identity, Stage::Tile, &legal)
+        .into_iter()
+        .find(|seq| seq.iter().any(|t| t.kind() == "interchange"))
+        .expect("a j-i-k register tile");
+    let tiled = Schedule { steps: seq.clone() };
+    let singles: Vec<Transform> = candidates(&p, &tiled, Stage::Parallelize)
+        .into_iter()
+        .filter(|t| transform::check(f, &Schedule { steps: [seq.clone(), vec![t.clone()]].concat() }).is_ok())
+        .collect();
+    assert!(singles.len() >= 2, "two tile loops may run in parallel: {singles:?}");
+    let with = |t: &[Transform]| Schedule { steps: [seq.clone(), t.to_vec()].concat() };
+    let chosen = with(&singles[..1]);
+    let before = m.operation().to_text();
+    let neighbours = parallel_neighbours(f, &p, &chosen);
+    let texts: Vec<String> = neighbours.iter().map(|s| s.to_string()).collect();
+    assert!(!neighbours.contains(&chosen), "{texts:?}");
+    for other in &singles[1..] {
+        assert!(neighbours.contains(&with(std::slice::from_ref(other))), "{other} not among {texts:?}");
+    }
+    assert!(neighbours.contains(&tiled), "the serial schedule is a neighbour: {texts:?}");
+    for n in &neighbours {
+        let rest: Vec<&Transform> = n.steps.iter().filter(|t| t.kind() != "parallelize").collect();
+        assert_eq!(rest, seq.iter().collect::<Vec<_>>(), "{n}");
+        transform::check(f, n).unwrap_or_else(|e| panic!("{n}: {e}"));
+    }
+    // A vectorize after the parallel step stays after it (a plain tiling: the register
+    // tile leaves its columns to LLVM's SLP vectorizer).
+    let e = LoadedModule::from_source(
+        "func.func @k(%a: memref<256x512xf32>, %b: memref<256x512xf32>) {
+           affine.for %i = 0 to 256 {
+             affine.for %j = 0 to 512 {
+               %v = affine.load %a[%i, %j] : memref<256x512xf32>
+               %r = arith.addf %v, %v : f32
+               affine.store %r, %b[%i, %j] : memref<256x512xf32>
+             }
+           }
+           return
+         }",
+    )
+    .unwrap();
+    let (ef, ep) = (e.functions()[0], program_of(&e, "k"));
+    let legal_in = |state: &Schedule, stage: Stage| -> Vec<Schedule> {
+        candidates(&ep, state, stage)
+            .into_iter()
+            .map(|t| Schedule { steps: [state.steps.clone(), vec![t]].concat() })
+            .filter(|s| transform::check(ef, s).is_ok())
+            .collect()
+    };
+    let vectorized = legal_in(&Schedule::default(), Stage::Tile)
+        .iter()
+        .flat_map(|tiled| legal_in(tiled, Stage::Parallelize))
+        .find_map(|par| legal_in(&par, Stage::Vectorize).into_iter().next())
+        .expect("a tiling with a parallel loop and a vector loop");
+    let around = parallel_neighbours(ef, &ep, &vectorized);
+    assert!(!around.is_empty(), "{vectorized}");
+    for n in &around {
+        assert_eq!(n.steps.last(), vectorized.steps.last(), "{n}");
+        assert_ne!(n, &vectorized);
+    }
+    assert_eq!(m.operation().to_text(), before, "the function is not changed");
+}
+
 /// Structures are loop nests, not step texts: two interchanges that build the same nest are
 /// one structure (the beam's diversity and hybrid's finalists count it once).
 #[test]
