@@ -1017,6 +1017,20 @@ fn parallel_neighbours_change_only_the_parallel_loops() {
         assert_ne!(n, &vectorized);
     }
     assert_eq!(m.operation().to_text(), before, "the function is not changed");
+    // Two nests, one parallel loop each (PolyBench's gemm: the scaling of C, then the
+    // product's register tile): each moved within its nest or dropped, the other kept.
+    let g = benchmark("gemm.mlir");
+    let (gf, gp) = (g.functions()[0], ir::analyze_function(g.functions()[0]).unwrap().program);
+    let tile = "distribute(L0); interchange(L0.1.0, L0.1); tile(L0.d1:100, L0.1.0:224, L0.1:120); \
+                interchange(L0.1.0, L0.d1, L0.1); pack(L0.1.0, %arg4); pack(L0.1.0, %arg3); accumulate(L0.1); \
+                unroll(L0.1.0:16); unroll(L0.d1:4)";
+    let both: Schedule = format!("{tile}; parallelize(L0.d0); parallelize(L0.d1.t)").parse().unwrap();
+    transform::check(gf, &both).unwrap();
+    let texts: Vec<String> = parallel_neighbours(gf, &gp, &both).iter().map(|s| s.to_string()).collect();
+    let want = |par: &str| format!("{}{par}", tile.split_whitespace().collect::<Vec<_>>().join(" "));
+    for par in ["; parallelize(L0.d0); parallelize(L0.1.0.t)", "; parallelize(L0.d1.t)", "; parallelize(L0.d0)"] {
+        assert!(texts.contains(&want(par)), "{par} not among {texts:#?}");
+    }
 }
 
 /// Structures are loop nests, not step texts: two interchanges that build the same nest are

@@ -829,17 +829,18 @@ pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usiz
 /// which loops run in parallel ([`parallel_neighbours`]).
 const PARALLEL_NEIGHBOURS: usize = 6;
 
-/// `s` with its parallelizations chosen otherwise: each single loop and each combination the
-/// Parallelize stage proposes at the state before them, and none, with every other step as
-/// in `s`; only those that apply to `func`. Which loop gets the threads is what the model
-/// knows least (the share of each thread is a trip count modulo the cores) and hybrid's
-/// finalists are each the model's best of their kind: gemm's fastest register tile came
-/// with its 5 column tiles parallel (3:2 on two cores) and not its 10 row tiles. Empty for
-/// a schedule whose parallelizations are not one run of steps.
+/// `s` with its parallel loops chosen otherwise, one change at a time, every other step as in
+/// `s`; only those that apply to `func`, at most [`PARALLEL_NEIGHBOURS`], in this order: a
+/// parallel loop moved to another loop around or inside it (the same nest), one dropped, a
+/// loop of a nest without one added, one moved to another nest; then the Parallelize stage's
+/// own combinations and no parallel loop at all. Which loop gets the threads is what the model
+/// knows least (each thread's share is a trip count modulo the cores) and hybrid's finalists
+/// are each the model's best of their kind: gemm's fastest register tile came with its 5
+/// column tiles parallel (3:2 on two cores), not its 10 row tiles. Empty for a schedule
+/// whose parallelizations are not one run of steps.
 pub fn parallel_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Schedule> {
     let is_parallel = |t: &Transform| matches!(t, Transform::Parallelize(_));
-    let first = s.steps.iter().position(is_parallel);
-    let (from, to) = match first {
+    let (from, to) = match s.steps.iter().position(is_parallel) {
         Some(a) => (a, a + s.steps[a..].iter().take_while(|t| is_parallel(t)).count()),
         // Where the Parallelize stage would have added its step: before the Vectorize stage's.
         None => {
@@ -851,12 +852,45 @@ pub fn parallel_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Sch
         return Vec::new();
     }
     let before = Schedule { steps: s.steps[..from].to_vec() };
+    let Ok(tree) = Scheduled::new(program, &before) else { return Vec::new() };
+    let node = |t: &Transform| match t {
+        Transform::Parallelize(p) => tree.node_named(program, &p.target),
+        _ => None,
+    };
+    let related = |a: usize, b: usize| a == b || tree.inside(a, b) || tree.inside(b, a);
+    // Whether `q` may join `set`: no loop of it around or inside `q`'s.
+    let fits = |set: &[&Transform], q: &Transform| {
+        node(q).is_some_and(|nq| set.iter().all(|t| node(t).is_some_and(|n| !related(n, nq))))
+    };
+    let current: Vec<&Transform> = s.steps[from..to].iter().collect();
     let singles = candidates(program, &before, Stage::Parallelize);
-    let mut choices: Vec<Vec<Transform>> = singles.iter().map(|t| vec![t.clone()]).collect();
+    let (mut moved_within, mut dropped, mut added, mut moved_across) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, p) in current.iter().enumerate() {
+        let others: Vec<&Transform> = current.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, t)| *t).collect();
+        dropped.push(others.iter().map(|t| (*t).clone()).collect::<Vec<_>>());
+        for q in singles.iter().filter(|q| !current.contains(q) && fits(&others, q)) {
+            let mut set: Vec<Transform> = current.iter().map(|t| (*t).clone()).collect();
+            set[i] = q.clone();
+            let within = node(p).zip(node(q)).is_some_and(|(a, b)| related(a, b));
+            if within { &mut moved_within } else { &mut moved_across }.push(set);
+        }
+    }
+    for q in singles.iter().filter(|q| fits(&current, q)) {
+        let mut set: Vec<Transform> = current.iter().map(|t| (*t).clone()).collect();
+        set.push(q.clone());
+        added.push(set);
+    }
+    let mut choices = moved_within;
+    choices.append(&mut dropped);
+    choices.append(&mut added);
+    choices.append(&mut moved_across);
     choices.extend(combinations(program, &before, Stage::Parallelize, &singles));
     choices.push(Vec::new());
     let mut out: Vec<Schedule> = Vec::new();
     for choice in choices {
+        if out.len() == PARALLEL_NEIGHBOURS {
+            break;
+        }
         let mut steps = before.steps.clone();
         steps.extend(choice);
         steps.extend_from_slice(&s.steps[to..]);
@@ -867,9 +901,6 @@ pub fn parallel_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Sch
         match transform::check(func, &variant) {
             Ok(()) => out.push(variant),
             Err(e) => log::debug!("{variant}: not a neighbour ({e})"),
-        }
-        if out.len() == PARALLEL_NEIGHBOURS {
-            break;
         }
     }
     out
