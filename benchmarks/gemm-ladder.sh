@@ -17,7 +17,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Rungs: label|schedule. Two paths from the naive i-j-k nest: the vectorized i-k-j order
 # (the showcase schedule), and register accumulation with a register tile; then packing the
 # tiles of B (and A) into contiguous buffers under the tile loops (the +pack rungs build on
-# tile+acc+8x16+par). Rungs whose label has "+fma" are applied with --fp-contract (the
+# tile+acc+8x16+par); then the BLIS order of the register tile, the columns' point loop
+# outside the rows' with B's sliver and A's panel packed there (jik6x16: 6x16, 12
+# accumulators, the one that leaves AVX2 registers for the columns' vectors and a
+# broadcast). Rungs whose label has "+fma" are applied with --fp-contract (the
 # pass's fp-contract=true: multiplies may fuse into the adds that use them, as clang's C
 # and Polly's do by default; outputs differ from the naive nest in the last bits), "+zmm"
 # with --prefer-vector-width 512 (the pass's prefer-vector-width=512: LLVM otherwise uses
@@ -36,6 +39,9 @@ rungs=(
   "+packAB|tile(L0:64, L0.0:128, L0.0.0:256); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
   "tile+acc+4x32+par|tile(L0:128, L0.0:256, L0.0.0:192); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
   "+packB(4x32)|tile(L0:128, L0.0:256, L0.0.0:192); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
+  "jik6x16+packB+par|tile(L0:96, L0.0:256, L0.0.0:192); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6); parallelize(L0.t)"
+  "jik6x16+packAB+par|tile(L0:96, L0.0:256, L0.0.0:192); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg0); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6); parallelize(L0.t)"
+  "jik6x16+packAB+par+fma|tile(L0:96, L0.0:256, L0.0.0:192); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg0); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6); parallelize(L0.t)"
   "showcase+fma|interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0.0:128, L0.0:256); unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0:16)"
   "tile+acc+4x32+par+fma|tile(L0:128, L0.0:256, L0.0.0:192); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
   "+packB(4x32)+fma|tile(L0:128, L0.0:256, L0.0.0:192); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:4); unroll(L0.0:32); parallelize(L0.t)"
