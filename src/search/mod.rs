@@ -1169,10 +1169,14 @@ pub fn optimize(
                 let top = neighbours.iter().max_by(|a, b| a.1.total_cmp(&b.1)).filter(|n| again.is_none_or(|a| n.1 > a));
                 match top {
                     Some((n, m)) => Some((n, *m)),
-                    None => {
-                        confirmed_here = again.map(|_| m);
-                        again.map(|a| (s, a))
-                    }
+                    None => match again {
+                        Some(a) => {
+                            confirmed_here = Some(m);
+                            Some((s, a))
+                        }
+                        // Not measured again: confirmed below as if there were no neighbours.
+                        None => Some((s, m)),
+                    },
                 }
             }
         }
@@ -1181,7 +1185,8 @@ pub fn optimize(
     // The best of k noisy ratios overstates its own speedup (and a tie with the original
     // can clear the margin by luck): the winner is measured again against the original in
     // a run of its own, and that figure decides and is reported.
-    let mut first_round = confirmed_here;
+    // A first figure that did not clear the margin was never a winner to confirm.
+    let mut first_round = confirmed_here.filter(|&m| m > MIN_MEASURED_GAIN);
     let best = match best {
         Some((s, m)) if m > MIN_MEASURED_GAIN && confirmed_here.is_none() => {
             first_round = Some(m);
