@@ -181,10 +181,12 @@ def split_programs(programs, seed, fractions=(0.8, 0.1, 0.1)):
     return tuple(np.array([i for _, i in sorted(x)], dtype=np.int64) for x in parts)
 
 
-def batches(data, programs, max_batch=32, shuffle_rng=None, programs_per_batch=1):
+def batches(data, programs, max_batch=32, shuffle_rng=None, programs_per_batch=1, repeats=None):
     """Lists of point indices: each the schedules of `programs_per_batch` programs (whole,
-    at most max_batch per program)."""
+    at most max_batch per program). `repeats` (program index -> count) gives a program's
+    groups that many times, each a group of its own (oversampling a rare kind of program)."""
     wanted = set(int(p) for p in programs)
+    repeats = repeats or {}
     by_program = {}
     for i, p in enumerate(data.program):
         if int(p) in wanted:
@@ -192,8 +194,9 @@ def batches(data, programs, max_batch=32, shuffle_rng=None, programs_per_batch=1
     out = []
     for p in sorted(by_program):
         points = by_program[p]
-        for lo in range(0, len(points), max_batch):
-            out.append(np.array(points[lo:lo + max_batch]))
+        for _ in range(max(1, int(repeats.get(p, 1)))):
+            for lo in range(0, len(points), max_batch):
+                out.append(np.array(points[lo:lo + max_batch]))
     if programs_per_batch > 1:
         if shuffle_rng is not None:
             shuffle_rng.shuffle(out)

@@ -101,6 +101,11 @@ def parse_args(argv):
     p.add_argument("--drop-features", metavar="REGEX", default="",
                    help="zero the features whose layout name matches REGEX (re.search) in every point: what "
                         "they add, asked by training without them (the network keeps the layout's width)")
+    p.add_argument("--oversample", metavar="REGEX=K", action="append", default=[],
+                   help="training programs whose id matches REGEX (re.search) count K times an epoch (an "
+                        "integer K >= 2): their schedules form K groups, each in its own batch. For a part of "
+                        "the space that the data holds few points of (a new transformation kind); the split, "
+                        "validation and held-out figures are those of the data as it is. May be repeated")
     p.add_argument("--train-fraction", type=float, default=1.0,
                    help="use this fraction of the training programs (learning curve)")
     p.add_argument("--seed", type=int, default=0, help="seeds the split, the initialization and the order")
@@ -294,6 +299,25 @@ def widened_state(old, new, old_layout, new_layout):
     return out
 
 
+def oversampled(program_ids, train_p, specs):
+    """{program index: count} for the training programs that `--oversample REGEX=K` names."""
+    repeats = {}
+    for spec in specs:
+        regex, sep, k = spec.rpartition("=")
+        if not sep or not k.isdigit() or int(k) < 2:
+            raise SystemExit(f"--oversample {spec!r}: expected REGEX=K with an integer K >= 2")
+        try:
+            pattern = re.compile(regex)
+        except re.error as e:
+            raise SystemExit(f"--oversample {spec!r}: {e}")
+        hits = [int(p) for p in train_p if pattern.search(program_ids[int(p)])]
+        if not hits:
+            raise SystemExit(f"--oversample {spec!r} matches no training program")
+        for p in hits:
+            repeats[p] = max(repeats.get(p, 1), int(k))
+    return repeats
+
+
 def main(argv=None):
     args = parse_args(argv)
     torch.manual_seed(args.seed)
@@ -321,8 +345,9 @@ def main(argv=None):
     if args.extra_data:
         train_p = np.concatenate([train_p, data.append(data_mod.Featurized(args.extra_data))])
     rng = np.random.default_rng(args.seed)
+    repeats = oversampled(data.programs, train_p, args.oversample)
     train_batches = data_mod.batches(data, train_p, args.batch, np.random.default_rng(args.seed),
-                                     args.programs_per_batch)
+                                     args.programs_per_batch, repeats)
     val_batches = data_mod.batches(data, val_p, args.batch)
     # Inputs are built once: the cost of batching is paid before the epochs.
     cache = {id(b): [t.to(device) for t in data.inputs(b)] for b in train_batches}

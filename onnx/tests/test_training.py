@@ -369,6 +369,29 @@ def test_extra_training_data_joins_training_only(tmp_path):
     assert m["config"]["train_programs"] == len(own_train) + len(db.programs)
 
 
+def test_oversampled_programs_form_groups_of_their_own_and_bad_specs_are_refused(tmp_path):
+    import data as data_mod
+    feats = tmp_path / "f"
+    subprocess.run([AUTOSCHED, "featurize", DATASET, "--out", feats, "--programs", "12"], check=True)
+    d = data_mod.Featurized(feats)
+    train_p, _, _ = data_mod.split_programs(d.programs, 1)
+    target = d.programs[int(train_p[0])]
+    repeats = train.oversampled(d.programs, train_p, ["^" + target + "$=3"])
+    assert repeats == {int(train_p[0]): 3}
+    plain = data_mod.batches(d, train_p, 4)
+    more = data_mod.batches(d, train_p, 4, repeats=repeats)
+    mine = [i for i in range(len(d)) if d.program[i] == int(train_p[0])]
+    count = lambda bs: sum(len(b) for b in bs if d.program[b[0]] == int(train_p[0]))
+    # Each copy is whole groups of that program alone; the others are as they were.
+    assert count(more) == 3 * count(plain) == 3 * len(mine)
+    assert sum(len(b) for b in more) == sum(len(b) for b in plain) + 2 * len(mine)
+    for spec in ("nothing-matches-this=2", target + "=1", target + "=x", "(=2"):
+        with pytest.raises(SystemExit):
+            train.oversampled(d.programs, train_p, [spec])
+    assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",
+                       "--oversample", "^" + target + "$=3"]) == 0
+
+
 def torch_equal(x, y):
     import torch
     return x.shape == y.shape and bool(torch.equal(x, y))
