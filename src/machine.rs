@@ -109,7 +109,12 @@ impl Fingerprint {
 /// The vector registers code generation for this host has: 32 with AVX-512 (which also
 /// gives 256-bit code ymm16-31), else 16 (AVX2's ymm, SSE's xmm).
 pub fn vector_registers() -> u32 {
-    if fingerprint().isa.iter().any(|f| f == "avx512f") {
+    vector_registers_of(&fingerprint().isa)
+}
+
+/// The vector registers of a host with these ISA features (a data point's `machine.isa`).
+pub fn vector_registers_of(isa: &[String]) -> u32 {
+    if isa.iter().any(|f| f == "avx512f") {
         32
     } else {
         16

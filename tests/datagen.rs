@@ -403,7 +403,8 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
                 // compare by their loops alone, as a set.
                 let stored: BTreeSet<String> = schedules.iter().filter(|s| !s.is_empty()).map(|s| unrolls_sorted(s)).collect();
                 let caches: Vec<affine_autosched::machine::Cache> = serde_json::from_value(v["machine"]["caches"].clone()).unwrap();
-                let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize);
+                let isa: Vec<String> = serde_json::from_value(v["machine"]["isa"].clone()).unwrap_or_default();
+                let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize, &isa);
                 // (long, lookahead) walks: the first dataset, the long/wide/linear chunks, the
                 // tiles chunks.
                 let again = [(0, 0), (8, 0), (4, 8)].iter().find_map(|&(long, lookahead)| {
@@ -493,15 +494,16 @@ fn lookahead_walks_make_the_register_tiles_the_search_proposes() {
         let text = s.to_string();
         (text.contains("accumulate(") && text.matches("unroll(").count() >= 2, text.contains("pack("))
     };
-    // The tile sizes drawn depend on the caches and cores: those of a fixed host (2 cores,
-    // L2 1 MiB each, L3 32 MiB), so that the counts are the same on every machine.
+    // The tile sizes drawn depend on the caches, cores and vector registers: those of a fixed
+    // host (2 cores, L2 1 MiB each, L3 32 MiB, AVX2), so that the counts are the same on
+    // every machine.
     use affine_autosched::machine::Cache;
     let caches = [
         Cache { level: 1, bytes: 48 << 10, shared_by: 1 },
         Cache { level: 2, bytes: 1 << 20, shared_by: 1 },
         Cache { level: 3, bytes: 32 << 20, shared_by: 2 },
     ];
-    let (ahead, packed, long) = tile_sizes::Target::recorded(&caches, 2).scoped(|| {
+    let (ahead, packed, long) = tile_sizes::Target::recorded(&caches, 2, &[]).scoped(|| {
         let (mut ahead, mut packed, mut long) = (0, 0, 0);
         for i in 0..12 {
             let p = programs::generate_class(5, i, programs::Sizes::Real, Some(programs::ProgramClass::Contraction));

@@ -29,7 +29,7 @@ fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
     let trips = [1000i64, 1200, 1100];
     let mut last = f64::INFINITY;
     for budget in [32u64 << 10, 128 << 10, 512 << 10, 2 << 20] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16 }).unwrap();
         assert!(c.footprint_bytes <= budget, "{c:?}");
         assert!(c.footprint_bytes >= budget / 4, "the tile uses the budget: {c:?}");
         for (s, t) in c.sizes.iter().zip(trips) {
@@ -56,14 +56,14 @@ fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
     for budget in [64u64 << 10, 256 << 10] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16 }).unwrap();
         assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
     }
     // syr2k's j loop runs to i: no constant trip count.
     let tri = program("benchmarks/polybench/syr2k.mlir");
     let tree = Scheduled::new(&tri, &Schedule::default()).unwrap();
     let b = band(&tri, &tree, &["L0.1", "L0.1.0"]);
-    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1 }).is_none());
+    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1, vector_registers: 16 }).is_none());
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn the_search_is_offered_the_models_sizes() {
     unique.dedup();
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
     // Inside a scope the sizes are another host's (regenerating its data); outside, this one's.
-    let small = Target { budget_bytes: 16 << 10, cores: 1 };
+    let small = Target { budget_bytes: 16 << 10, cores: 1, vector_registers: 16 };
     let c = choose_interleaved(&p, &tree, &b, &small).unwrap();
     let want_small = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     assert_ne!(want_small, want, "a 16 KiB budget gives other sizes");
@@ -104,7 +104,7 @@ fn the_outermost_loop_is_shared_evenly_among_the_cores() {
     let tree = Scheduled::new(&p, &Schedule::default()).unwrap();
     let b = band(&p, &tree, &["L1", "L1.0", "L1.0.0"]);
     for cores in [2usize, 4, 8] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores, vector_registers: 16 }).unwrap();
         assert!(imbalance(256, c.sizes[0], cores) < 1.05, "{cores} cores: {c:?}");
     }
 }
@@ -120,7 +120,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
     for budget in [128u64 << 10, 512 << 10, 2 << 20] {
-        let target = Target { budget_bytes: budget, cores: 2 };
+        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 16 };
         let c = choose(&p, &tree, &b, &target).unwrap();
         assert!(c.sizes[2] <= 64, "{budget}: {c:?}");
         assert!(c.footprint_bytes <= budget, "{c:?}");
@@ -135,7 +135,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.0", "L0.0.d1"]);
-    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2 }).unwrap();
+    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16 }).unwrap();
     assert!(c.sizes[2] > 64, "{c:?}");
 }
 
@@ -148,7 +148,7 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
     let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
-    let target = Target { budget_bytes: 256 << 10, cores: 2 };
+    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16 };
     let c = choose(&p, &tree, &b, &target).unwrap();
     let best = cost(&p, &tree, &b, &target, &c.sizes).unwrap();
     for sizes in [[16u32, 20, 16], [32, 40, 32], [32, 125, 256], [16, 50, 64], [32, 200, 16]] {

@@ -991,7 +991,11 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
         Err(code) => return code,
     };
     let machine = tile_sizes::Target::machine();
-    let target = tile_sizes::Target { budget_bytes: budget.unwrap_or(machine.budget_bytes), cores: cores.unwrap_or(machine.cores).max(1) };
+    let target = tile_sizes::Target {
+        budget_bytes: budget.unwrap_or(machine.budget_bytes),
+        cores: cores.unwrap_or(machine.cores).max(1),
+        vector_registers: machine.vector_registers,
+    };
     quiet_on_broken_pipe();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();

@@ -57,18 +57,24 @@ pub fn budget(caches: &[Cache]) -> u64 {
 pub struct Target {
     pub budget_bytes: u64,
     pub cores: usize,
+    /// Vector registers (16 or 32): which register tiles fit (`kinds::unroll`).
+    pub vector_registers: u32,
 }
 
 impl Target {
     /// This machine: [`budget`] of its caches, all its cores.
     pub fn machine() -> Target {
-        Target { budget_bytes: budget(crate::machine::caches()), cores: crate::machine::cores() }
+        Target {
+            budget_bytes: budget(crate::machine::caches()),
+            cores: crate::machine::cores(),
+            vector_registers: crate::machine::vector_registers(),
+        }
     }
 
-    /// The host a data point records (its `machine.caches` and `cores`), to draw again the
-    /// candidates it was drawn from on another host.
-    pub fn recorded(caches: &[Cache], cores: usize) -> Target {
-        Target { budget_bytes: budget(caches), cores: cores.max(1) }
+    /// The host a data point records (its `machine.caches`, `cores` and `isa`), to draw
+    /// again the candidates it was drawn from on another host.
+    pub fn recorded(caches: &[Cache], cores: usize, isa: &[String]) -> Target {
+        Target { budget_bytes: budget(caches), cores: cores.max(1), vector_registers: crate::machine::vector_registers_of(isa) }
     }
 
     /// What tiling candidates are sized for on this thread: this machine, unless inside

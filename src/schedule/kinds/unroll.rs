@@ -28,7 +28,7 @@ pub const REGISTER_TILES: [(u32, u32); 6] = [(2, 8), (4, 8), (4, 16), (8, 8), (8
 /// (gemm's 8x32 f32 tile on AVX2, 32 vectors for 16 registers, ran at 0.5x the 4x32 one
 /// on a 2-core EPYC, and model mode kept choosing it).
 pub fn register_tile_fits(rows: u32, columns: u32, bytes: i64) -> bool {
-    rows as i64 * row_vectors(columns, bytes) <= crate::machine::vector_registers() as i64
+    rows as i64 * row_vectors(columns, bytes) <= vector_registers()
 }
 
 /// Whether the tile also leaves a register for each of its column vectors and one for the
@@ -36,7 +36,13 @@ pub fn register_tile_fits(rows: u32, columns: u32, bytes: i64) -> bool {
 /// on AVX2 takes 12 + 2 + 1 of 16).
 pub fn register_tile_leaves_room(rows: u32, columns: u32, bytes: i64) -> bool {
     let vectors = row_vectors(columns, bytes);
-    rows as i64 * vectors + vectors + 1 <= crate::machine::vector_registers() as i64
+    rows as i64 * vectors + vectors + 1 <= vector_registers()
+}
+
+/// The vector registers of the host candidates are drawn for (this one, or a data point's
+/// recorded host inside `Target::scoped`).
+fn vector_registers() -> i64 {
+    crate::schedule::tile_sizes::Target::current().vector_registers as i64
 }
 
 /// 256-bit vectors per row of `columns` elements of `bytes` bytes.
