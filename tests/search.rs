@@ -935,10 +935,12 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let measured: std::collections::HashSet<&String> =
         finalists.iter().filter_map(|s| r.looked_ahead.get(&s.schedule.to_string())).collect();
     // All of them where there are nine at most (search::LOOKAHEAD_FINALISTS; AVX2's three
-    // register tiles, three packings each), else nine.
+    // register tiles, three packings each), else nine beside those the first three finalists
+    // came from (AVX-512's four tiles: twelve sequences, ten measured on a Zen 4).
     let names = || finalists.iter().map(|s| s.schedule.to_string()).collect::<Vec<_>>();
     assert!(measured.is_subset(&roots), "{:?}", names());
-    assert_eq!(measured.len(), roots.len().min(9), "{:?}", names());
+    let n = measured.len();
+    assert!(n >= roots.len().min(9) && n <= roots.len().min(9 + 3), "{n} of {}: {:?}", roots.len(), names());
     assert!(finalists.len() <= 3 + roots.len());
 }
 
