@@ -103,7 +103,8 @@ def parse_args(argv):
                         "they add, asked by training without them (the network keeps the layout's width)")
     p.add_argument("--oversample", metavar="REGEX=K", action="append", default=[],
                    help="training programs whose id matches REGEX (re.search) count K times an epoch (an "
-                        "integer K >= 2): their schedules form K groups, each in its own batch. For a part of "
+                        "integer K >= 2; the last '=' splits): their schedules form K groups, each a group of its "
+                        "own (batches of several programs may hold two copies). For a part of "
                         "the space that the data holds few points of (a new transformation kind); the split, "
                         "validation and held-out figures are those of the data as it is. May be repeated")
     p.add_argument("--train-fraction", type=float, default=1.0,
@@ -304,8 +305,8 @@ def oversampled(program_ids, train_p, specs):
     repeats = {}
     for spec in specs:
         regex, sep, k = spec.rpartition("=")
-        if not sep or not k.isdigit() or int(k) < 2:
-            raise SystemExit(f"--oversample {spec!r}: expected REGEX=K with an integer K >= 2")
+        if not sep or not regex or not k.isdecimal() or int(k) < 2:
+            raise SystemExit(f"--oversample {spec!r}: expected REGEX=K with a non-empty REGEX and an integer K >= 2")
         try:
             pattern = re.compile(regex)
         except re.error as e:

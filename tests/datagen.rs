@@ -403,7 +403,7 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
                 // compare by their loops alone, as a set.
                 let stored: BTreeSet<String> = schedules.iter().filter(|s| !s.is_empty()).map(|s| unrolls_sorted(s)).collect();
                 let caches: Vec<affine_autosched::machine::Cache> = serde_json::from_value(v["machine"]["caches"].clone()).unwrap();
-                let isa: Vec<String> = serde_json::from_value(v["machine"]["isa"].clone()).unwrap_or_default();
+                let isa: Vec<String> = serde_json::from_value(v["machine"]["isa"].clone()).unwrap();
                 let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize, &isa);
                 // (long, lookahead) walks: the first dataset, the long/wide/linear chunks, the
                 // tiles chunks.

@@ -385,7 +385,9 @@ def test_oversampled_programs_form_groups_of_their_own_and_bad_specs_are_refused
     # Each copy is whole groups of that program alone; the others are as they were.
     assert count(more) == 3 * count(plain) == 3 * len(mine)
     assert sum(len(b) for b in more) == sum(len(b) for b in plain) + 2 * len(mine)
-    for spec in ("nothing-matches-this=2", target + "=1", target + "=x", "(=2"):
+    # The last '=' splits: a regex may hold one.
+    assert train.oversampled(d.programs, train_p, ["(^" + target + "$)|(a=b)=2"]) == {int(train_p[0]): 2}
+    for spec in ("nothing-matches-this=2", target + "=1", target + "=x", target + "=\u00b2", "(=2", "=3"):
         with pytest.raises(SystemExit):
             train.oversampled(d.programs, train_p, [spec])
     assert train.main(["--data", str(feats), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet",

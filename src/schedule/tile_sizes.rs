@@ -83,6 +83,12 @@ impl Target {
         SCOPED.with(|t| t.get()).unwrap_or_else(Target::machine)
     }
 
+    /// [`Target::current`]'s vector registers, without building the machine's target (the
+    /// register checks run for every candidate; the machine's cores are not cached).
+    pub fn current_vector_registers() -> u32 {
+        SCOPED.with(|t| t.get()).map_or_else(crate::machine::vector_registers, |t| t.vector_registers)
+    }
+
     /// Runs `f` with candidates sized for `self` on this thread (a scope, not a parameter:
     /// the candidates of every kind take the program and tree only, and this one target is
     /// the exception that regenerating another host's data needs).

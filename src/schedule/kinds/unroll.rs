@@ -42,7 +42,7 @@ pub fn register_tile_leaves_room(rows: u32, columns: u32, bytes: i64) -> bool {
 /// The vector registers of the host candidates are drawn for (this one, or a data point's
 /// recorded host inside `Target::scoped`).
 fn vector_registers() -> i64 {
-    crate::schedule::tile_sizes::Target::current().vector_registers as i64
+    crate::schedule::tile_sizes::Target::current_vector_registers() as i64
 }
 
 /// 256-bit vectors per row of `columns` elements of `bytes` bytes.
@@ -244,5 +244,27 @@ impl TransformKind for Unroll {
             target: self.target.to_string(),
             op: format!("transform.loop.unroll {{loop}} {{factor = {} : i64}} : !transform.any_op", self.factor),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{register_tile_fits, register_tile_leaves_room};
+    use crate::schedule::tile_sizes::Target;
+
+    /// Which register tiles fit is the target's: inside a recorded host's scope its
+    /// registers decide (16 without AVX-512, 32 with it), whatever this machine has.
+    #[test]
+    fn register_tiles_fit_the_scoped_hosts_registers() {
+        let avx2 = Target::recorded(&[], 2, &["avx2".to_string()]);
+        let avx512 = Target::recorded(&[], 2, &["avx2".to_string(), "avx512f".to_string()]);
+        assert_eq!((avx2.vector_registers, avx512.vector_registers), (16, 32));
+        // 8x32 f32: 32 accumulators of 256 bits; 6x16: 12 beside 2 column vectors and a
+        // broadcast.
+        assert!(!avx2.scoped(|| register_tile_fits(8, 32, 4)));
+        assert!(avx512.scoped(|| register_tile_fits(8, 32, 4)));
+        assert!(avx2.scoped(|| register_tile_fits(4, 32, 4) && register_tile_leaves_room(6, 16, 4)));
+        assert!(!avx2.scoped(|| register_tile_leaves_room(8, 16, 4)));
+        assert!(avx512.scoped(|| register_tile_leaves_room(8, 16, 4) && !register_tile_leaves_room(8, 32, 4)));
     }
 }
