@@ -81,7 +81,7 @@ case "$sizes" in
     raw=onnx/data/raw-$sizes-s$seed
     incoming=onnx/data/real/incoming
     extra=(--long-walks 8)
-    [[ $sizes == tiles || $sizes == rank_update || $sizes == contraction || $sizes == matmul_chain ]] && extra=(--long-walks 4 --lookahead-walks 8)
+    case $sizes in tiles|rank_update|contraction|matmul_chain) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
     [[ $sizes == long || $sizes == tiles ]] || extra+=(--class "$sizes")
     resume=()
     for c in "$incoming/$sizes"-*.jsonl.gz; do [[ -f $c ]] && resume+=(--resume-from "$c"); done
