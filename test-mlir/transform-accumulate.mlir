@@ -5,6 +5,11 @@
 // Then unroll-and-jam of j and i: a 2x2 register tile, four accumulators in the k loop.
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@gemm: accumulate(L0.0.0); unroll(L0.0:2); unroll(L0:2)"}))' %s 2>&1 | FileCheck %s --check-prefix=TILE
+// The same tile jammed rows first: the accumulators, the loads before the loop, the k
+// loop's body and the stores after it come in memory order (row by row), as LLVM's SLP
+// vectorizer bundles them (passes/kinds/Unroll.cpp, orderAccumulators).
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@gemm: accumulate(L0.0.0); unroll(L0:2); unroll(L0.0:2)"}))' %s 2>&1 | FileCheck %s --check-prefix=ORDER
 // Refusals, the IR unchanged: the loop reads the accumulated memref elsewhere; no element
 // is loaded and stored in the loop; a jam that would read a row's total before the
 // previous row stored it.
@@ -34,6 +39,26 @@
 // TILE-NOT:       memref<64x48xf32>
 // TILE:           affine.yield {{.*}} : f32, f32, f32, f32
 // TILE-COUNT-4: affine.store {{.*}} : memref<64x48xf32>
+
+// ORDER-LABEL: func.func @gemm
+// ORDER:       affine.for %[[I:.*]] = 0 to 64 step 2 {
+// ORDER-NEXT:    affine.for %[[J:.*]] = 0 to 48 step 2 {
+// ORDER-NEXT:      %[[C00:.*]] = affine.load %{{.*}}[%[[I]], %[[J]]] : memref<64x48xf32>
+// ORDER-NEXT:      %[[J1:.*]] = affine.apply #{{.*}}(%[[J]])
+// ORDER-NEXT:      %[[C01:.*]] = affine.load %{{.*}}[%[[I]], %[[J1]]] : memref<64x48xf32>
+// ORDER-NEXT:      %[[I1:.*]] = affine.apply #{{.*}}(%[[I]])
+// ORDER-NEXT:      %[[C10:.*]] = affine.load %{{.*}}[%[[I1]], %[[J]]] : memref<64x48xf32>
+// ORDER:           %[[C11:.*]] = affine.load %{{.*}}[%{{.*}}, %[[J1]]] : memref<64x48xf32>
+// ORDER-NEXT:      %[[R:.*]]:4 = affine.for %{{.*}} = 0 to 32 iter_args(%[[A00:.*]] = %[[C00]], %[[A01:.*]] = %[[C01]], %[[A10:.*]] = %[[C10]], %[[A11:.*]] = %[[C11]])
+// ORDER:             %[[S00:.*]] = arith.addf %[[A00]], %{{.*}} : f32
+// ORDER:             %[[S01:.*]] = arith.addf %[[A01]], %{{.*}} : f32
+// ORDER:             %[[S10:.*]] = arith.addf %[[A10]], %{{.*}} : f32
+// ORDER:             %[[S11:.*]] = arith.addf %[[A11]], %{{.*}} : f32
+// ORDER-NEXT:        affine.yield %[[S00]], %[[S01]], %[[S10]], %[[S11]] : f32, f32, f32, f32
+// ORDER:           affine.store %[[R]]#0, %{{.*}}[%[[I]], %[[J]]] : memref<64x48xf32>
+// ORDER:           affine.store %[[R]]#1, %{{.*}}[%[[I]], %{{.*}}] : memref<64x48xf32>
+// ORDER:           affine.store %[[R]]#2, %{{.*}}[%{{.*}}, %[[J]]] : memref<64x48xf32>
+// ORDER:           affine.store %[[R]]#3, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x48xf32>
 
 // OTHER: step 1 (accumulate(L0.0)) refused: another access to the memref of L0.0's accumulator (affine.load) would read or write its element behind it; the IR was left unchanged
 // NONE: step 1 (accumulate(L0.0)) refused: L0.0 holds no load and store of one element whose subscripts do not vary in it; the IR was left unchanged

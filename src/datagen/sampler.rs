@@ -78,8 +78,12 @@ impl Walk {
 /// and per-nest depth; the points from before carry none (read as 0). 3: since 2026-12-05's
 /// register tiles also sized in whole register tiles (partial last tiles peeled). 4: since
 /// 2026-12-05's 6x16 register tiles, both inputs packed with the columns outside, and
-/// copies that take a loop-invariant scale of their values (gemm's alpha * A[i][k]).
-pub const SPACE: u32 = 4;
+/// copies that take a loop-invariant scale of their values (gemm's alpha * A[i][k]). 5: since
+/// 2026-12-05's register tiles that leave at most a quarter of their loops to clean-up
+/// copies (`unroll::MAX_CLEANUP_SHARE`); the same day, the code of every register tile jammed
+/// rows first changed under the same schedule text (its accumulators in memory order,
+/// passes/kinds/Unroll.cpp): points of earlier spaces measured those tiles slower.
+pub const SPACE: u32 = 5;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

@@ -503,6 +503,15 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
                 .iter()
                 .map(|b| if as_tiled { b.tile.clone() } else { register_tiling(b.tile, b.trips, rows, cols) })
                 .collect();
+            // Nor a tile that leaves much of its loops to the unrolls' clean-up copies
+            // ([`super::unroll::MAX_CLEANUP_SHARE`]: 32 columns over a 56-wide loop).
+            let mostly_whole = group.iter().zip(&tiles).all(|(b, t)| {
+                let side = |i: usize, unit: u32| (unit, Some(b.trips[i]), Some(i64::from(t.band[i].1)));
+                super::unroll::register_tile_mostly_whole(side(0, rows), side(1, cols))
+            });
+            if !mostly_whole {
+                continue;
+            }
             // Unpacked, with the row-invariant input's tile packed, and with both inputs'
             // tiles packed and the columns' point loop outside the rows' (interchanged after
             // tiling): the register tile's column sliver of the row-invariant input then
