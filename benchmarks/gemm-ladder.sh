@@ -20,7 +20,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # tile+acc+8x16+par); then the BLIS order of the register tile, the columns' point loop
 # outside the rows' with B's sliver and A's panel packed there (jik6x16: 6x16, 12
 # accumulators, the one that leaves AVX2 registers for the columns' vectors and a
-# broadcast). Rungs whose label has "+fma" are applied with --fp-contract (the
+# broadcast). (rows-first): the same tile jammed in the search's order, rows then columns,
+# whose accumulators the jam puts back in memory order (passes/kinds/Unroll.cpp). Rungs whose label has "+fma" are applied with --fp-contract (the
 # pass's fp-contract=true: multiplies may fuse into the adds that use them, as clang's C
 # and Polly's do by default; outputs differ from the naive nest in the last bits), "+zmm"
 # with --prefer-vector-width 512 (the pass's prefer-vector-width=512: LLVM otherwise uses
@@ -34,6 +35,7 @@ rungs=(
   "tile+acc+jam16|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16)"
   "tile+acc+8x16|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8)"
   "tile+acc+8x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
+  "tile+acc+8x16+par(rows-first)|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0:8); unroll(L0.0:16); parallelize(L0.t)"
   "tile+acc+4x16+par|tile(L0:64, L0.0:128, L0.0.0:256); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:4); parallelize(L0.t)"
   "+packB|tile(L0:64, L0.0:128, L0.0.0:256); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"
   "+packAB|tile(L0:64, L0.0:128, L0.0.0:256); pack(L0, %arg0); pack(L0, %arg1); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:8); parallelize(L0.t)"

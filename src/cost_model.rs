@@ -417,6 +417,27 @@ impl CostModel {
         self.data_space
     }
 
+    /// Loads `path` as if its training data were of search space `space` (kept apart from
+    /// the file's own load): what the search leaves out for a model of older data (peeling
+    /// before `SPACE_PEELING`) can then be checked with whichever model ships.
+    #[doc(hidden)]
+    pub fn load_assuming_data_space(path: &Path, space: u32) -> Result<Arc<CostModel>, ModelError> {
+        if !path.is_file() {
+            return Err(ModelError::MissingModel(path.to_path_buf()));
+        }
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let key = PathBuf::from(format!("{}#data_space={space}", real.display()));
+        let mut models = MODELS.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, m)) = models.iter().find(|(p, _)| *p == key) {
+            return Ok(m.clone());
+        }
+        let mut model = Self::open(&real)?;
+        model.data_space = space;
+        let model = Arc::new(model);
+        models.push((key, model.clone()));
+        Ok(model)
+    }
+
     /// Whether the output's columns are an error interval's ends rather than members.
     pub fn interval_output(&self) -> bool {
         self.interval

@@ -365,8 +365,11 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
     chunks.sort();
     let mut checked = 0;
     for (path, programs_wanted, schedules_wanted) in
-        std::iter::once((root.join("dataset.jsonl.gz"), 40, 0)).chain(chunks.into_iter().map(|c| (c, 2, 2)))
+        std::iter::once((root.join("dataset.jsonl.gz"), 40, 0)).chain(chunks.into_iter().map(|c| (c, 4, 2)))
     {
+        // Schedules are checked on the first programs whose batch kept nearly all of its 16
+        // (a batch loses those that compile too slowly: r2-matmul_chain-p150 kept 10).
+        let mut schedules_checked = 0;
         let mut points: BTreeMap<String, (serde_json::Value, BTreeSet<String>)> = BTreeMap::new();
         let mut order = Vec::new();
         datagen::for_each_line(&path, |line| {
@@ -383,7 +386,7 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
         })
         .unwrap();
         assert_eq!(order.len(), programs_wanted, "{}", path.display());
-        for (n, id) in order.iter().enumerate() {
+        for id in &order {
             let (v, schedules) = &points[id];
             let class: programs::ProgramClass = serde_json::from_value(v["class"].clone()).unwrap();
             let (seed, index) = (v["seed"].as_u64().unwrap(), v["index"].as_u64().unwrap());
@@ -392,7 +395,9 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
             assert_eq!(&p.id, id);
             assert_eq!(p.mlir, v["mlir"].as_str().unwrap(), "{id}");
             let drawn_now = v["space"].as_u64() == Some(u64::from(affine_autosched::datagen::sampler::SPACE));
-            if n < schedules_wanted && drawn_now {
+            let whole = schedules.iter().filter(|s| !s.is_empty()).count() + 2 >= 16;
+            if schedules_checked < schedules_wanted && drawn_now && whole {
+                schedules_checked += 1;
                 // Every stored schedule is one the sampler draws again, short walks only (the
                 // first dataset) or half long ones (the chunks); a few it draws may be missing
                 // from the data (dropped when they compiled too slowly).

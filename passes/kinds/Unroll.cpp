@@ -340,11 +340,11 @@ bool readsAtMost(Operation *op) {
 /// values it uses: it feeds no accumulator earlier than they do.
 void orderByAccumulator(SmallVector<Operation *> ops, Operation *at,
                         function_ref<std::optional<unsigned>(OpOperand &)> key,
-                        const DenseMap<Operation *, unsigned> &own = {}) {
+                        const DenseMap<Operation *, unsigned> *own = nullptr) {
   constexpr unsigned none = ~0u;
   DenseMap<Operation *, unsigned> first;
   for (Operation *op : llvm::reverse(ops)) {
-    unsigned k = own.lookup_or(op, none);
+    unsigned k = own ? own->lookup_or(op, none) : none;
     for (OpOperand &use : op->getUses()) {
       if (auto it = first.find(use.getOwner()); it != first.end())
         k = std::min(k, it->second);
@@ -482,7 +482,7 @@ void orderAccumulators(AffineForOp loop) {
       storing[st] = cast<OpResult>(s.getValueToStore()).getResultNumber();
   orderByAccumulator(
       after, block->getTerminator(), [](OpOperand &) -> std::optional<unsigned> { return std::nullopt; },
-      storing);
+      &storing);
 }
 
 /// Unrolls `loops` (checked) by `factor`: first peels the partial tiles they need peeled
