@@ -274,15 +274,29 @@ static MODELS: Mutex<Vec<(PathBuf, Arc<CostModel>)>> = Mutex::new(Vec::new());
 impl CostModel {
     /// Loads `path`, or returns the already loaded model of that file.
     pub fn load(path: &Path) -> Result<Arc<CostModel>, ModelError> {
+        Self::load_kept(path, None)
+    }
+
+    /// Loads `path` once per process and `data_space` taken in place of its own (None: its
+    /// own), each such load kept under a key of its own.
+    fn load_kept(path: &Path, data_space: Option<u32>) -> Result<Arc<CostModel>, ModelError> {
         if !path.is_file() {
             return Err(ModelError::MissingModel(path.to_path_buf()));
         }
-        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let key = match data_space {
+            None => real.clone(),
+            Some(space) => PathBuf::from(format!("{}#data_space={space}", real.display())),
+        };
         let mut models = MODELS.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, m)) = models.iter().find(|(p, _)| *p == key) {
             return Ok(m.clone());
         }
-        let model = Arc::new(Self::open(&key)?);
+        let mut model = Self::open(&real)?;
+        if let Some(space) = data_space {
+            model.data_space = space;
+        }
+        let model = Arc::new(model);
         models.push((key, model.clone()));
         Ok(model)
     }
@@ -422,20 +436,7 @@ impl CostModel {
     /// before `SPACE_PEELING`) can then be checked with whichever model ships.
     #[doc(hidden)]
     pub fn load_assuming_data_space(path: &Path, space: u32) -> Result<Arc<CostModel>, ModelError> {
-        if !path.is_file() {
-            return Err(ModelError::MissingModel(path.to_path_buf()));
-        }
-        let real = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        let key = PathBuf::from(format!("{}#data_space={space}", real.display()));
-        let mut models = MODELS.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, m)) = models.iter().find(|(p, _)| *p == key) {
-            return Ok(m.clone());
-        }
-        let mut model = Self::open(&real)?;
-        model.data_space = space;
-        let model = Arc::new(model);
-        models.push((key, model.clone()));
-        Ok(model)
+        Self::load_kept(path, Some(space))
     }
 
     /// Whether the output's columns are an error interval's ends rather than members.

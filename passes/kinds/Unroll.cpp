@@ -358,18 +358,18 @@ void orderByAccumulator(SmallVector<Operation *> ops, Operation *at,
     op->moveBefore(at);
 }
 
-/// The constant subscript offsets of `store` from `ref` (two stores to one memref whose
-/// subscripts differ by constants: C[i + 1][j + 3] from C[i][j]), or nothing.
-std::optional<SmallVector<int64_t>> offsetsFrom(AffineStoreOp ref, AffineStoreOp store) {
-  MemRefAccess a(store), b(ref);
-  if (a.memref != b.memref)
+/// The constant subscript offsets of `store` from the store to `memref` whose access map is
+/// `ref` (subscripts that differ by constants: C[i + 1][j + 3] from C[i][j]), or nothing.
+std::optional<SmallVector<int64_t>> offsetsFrom(Value memref, const AffineValueMap &ref,
+                                                AffineStoreOp store) {
+  MemRefAccess a(store);
+  if (a.memref != memref)
     return std::nullopt;
-  AffineValueMap ma, mb, diff;
+  AffineValueMap ma, diff;
   a.getAccessMap(&ma);
-  b.getAccessMap(&mb);
-  if (ma.getNumResults() != mb.getNumResults())
+  if (ma.getNumResults() != ref.getNumResults())
     return std::nullopt;
-  AffineValueMap::difference(ma, mb, &diff);
+  AffineValueMap::difference(ma, ref, &diff);
   SmallVector<int64_t> out;
   for (AffineExpr e : diff.getAffineMap().getResults()) {
     auto c = dyn_cast<AffineConstantExpr>(e);
@@ -406,9 +406,12 @@ void orderAccumulators(AffineForOp loop) {
       return;
     stores.push_back(st);
   }
+  MemRefAccess first(stores.front());
+  AffineValueMap ref;
+  first.getAccessMap(&ref);
   SmallVector<SmallVector<int64_t>> keys;
   for (AffineStoreOp st : stores) {
-    std::optional<SmallVector<int64_t>> k = offsetsFrom(stores.front(), st);
+    std::optional<SmallVector<int64_t>> k = offsetsFrom(first.memref, ref, st);
     if (!k || llvm::is_contained(keys, *k))
       return;
     keys.push_back(*k);
