@@ -504,7 +504,9 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
                 .map(|b| if as_tiled { b.tile.clone() } else { register_tiling(b.tile, b.trips, rows, cols) })
                 .collect();
             // Nor a tile that leaves much of its loops to the unrolls' clean-up copies
-            // ([`super::unroll::MAX_CLEANUP_SHARE`]: 32 columns over a 56-wide loop).
+            // ([`super::unroll::MAX_CLEANUP_SHARE`]: 32 columns over a 56-wide loop), or one
+            // in every tile (a whole tiling as it is whose tiles the register tile does not
+            // divide: the models ranked gemm's 275-column tiles of 32 over the 288 fit).
             let mostly_whole = group.iter().zip(&tiles).all(|(b, t)| {
                 let side = |i: usize, unit: u32| (unit, Some(b.trips[i]), Some(i64::from(t.band[i].1)));
                 super::unroll::register_tile_mostly_whole(side(0, rows), side(1, cols))
