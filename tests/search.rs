@@ -1050,6 +1050,31 @@ fn loop_structures_are_the_nests_the_steps_build() {
     assert_ne!(of("interchange(L0.0.0, L0, L0.0)"), of("interchange(L0, L0.0.0, L0.0)"));
 }
 
+/// A register tile's rows reuse its column vectors: pointwise-conv's (h, w, c) band, where
+/// `in[c][h][w]` moves along both h and w, is made one neither by the Tile stage's lookahead
+/// nor at the Unroll stage; with the output channels k as the rows (`W[k][c]` broadcast,
+/// `in[c][h][w]` read alike by every k) it is.
+#[test]
+fn register_tile_rows_reuse_the_column_vectors() {
+    use affine_autosched::search::candidates::lookahead;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/dnn/pointwise-conv.mlir");
+    let m = LoadedModule::from_file(&path).unwrap();
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let identity = Schedule::default();
+    let legal = candidates(&p, &identity, Stage::Tile);
+    let sequences = lookahead(&p, &identity, Stage::Tile, &legal);
+    assert!(sequences.iter().all(|seq| seq.iter().all(|t| t.kind() != "accumulate")), "{sequences:?}");
+    let tiles = |state: &str| -> Vec<Vec<String>> {
+        let state: Schedule = state.parse().unwrap();
+        let unroll = candidates(&p, &state, Stage::Unroll);
+        combinations(&p, &state, Stage::Unroll, &unroll).iter().filter(|c| c.len() == 2).map(|c| texts(c)).collect()
+    };
+    let rows_h = tiles("accumulate(L1.0.0.0)");
+    assert!(rows_h.iter().all(|c| !c[0].starts_with("unroll(L1.0:")), "{rows_h:?}");
+    let rows_k = tiles("interchange(L1.0, L1); accumulate(L1.0.0.0)");
+    assert!(rows_k.contains(&vec!["unroll(L1:8)".to_string(), "unroll(L1.0.0:16)".to_string()]), "{rows_k:?}");
+}
+
 /// Chained contractions (2mm): every product's band becomes a register tile at once, from
 /// the Distribute stage (distributed alone, nothing runs faster; the Tile stage's own
 /// lookahead would come after the Interchange stage dropped those states), and `max_depth`

@@ -84,7 +84,9 @@ impl Walk {
 /// rows first changed under the same schedule text (its accumulators in memory order,
 /// passes/kinds/Unroll.cpp): points of earlier spaces measured those tiles slower. 6: since
 /// 2026-12-05 evening's register tiles only in tiles they divide (`unroll::register_tile_mostly_whole`).
-pub const SPACE: u32 = 6;
+/// 7: since the same evening's register tiles only where an input read along the columns is
+/// invariant along the rows (`unroll::register_tile_shaped`).
+pub const SPACE: u32 = 7;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

@@ -67,26 +67,6 @@ fn invariant_input(program: &Program, tree: &Scheduled, band: &[usize], along: u
     })
 }
 
-/// Whether the band `[rows, columns, k]` (point loops, `k` innermost) has the shape of a
-/// contraction's register tile: a computation held by `k` that reduces along it stores to
-/// an element that moves with `rows` and moves by one element along `columns` in its last
-/// subscript (C[i][j] over i, j, k), so that the jammed columns are consecutive elements,
-/// which the vectorizer turns into whole vector accumulators.
-fn register_tile_shaped(program: &Program, tree: &Scheduled, band: &[usize]) -> bool {
-    let [rows, cols, k] = band else { return false };
-    let id = |n: &usize| tree.nodes[*n].ent.loop_id;
-    tree.nodes[*k].children.iter().any(|kid| {
-        let Kid::Comp(c) = kid else { return false };
-        let comp = &program.computations[*c];
-        let column = |n: &usize| comp.iterators.iter().position(|l| *l == id(n));
-        let (Some(r), Some(j)) = (column(rows), column(cols)) else { return false };
-        let m = &comp.store.matrix;
-        comp.reduction_loops.contains(&id(k))
-            && m.iter().any(|row| row[r] != 0)
-            && m.last().is_some_and(|last| last[j] == 1)
-    })
-}
-
 /// Second-level tilings proposed per stage, at most: of the first legal single tilings of
 /// bands of two or three loops (the ones with reuse across a cache level's tiles).
 const MAX_TWO_LEVEL: usize = 8;
@@ -417,7 +397,7 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
         if (has(&whole) && has(&any))
             || !leaves.contains(&k)
             || !super::accumulate::reduces_in(program, tree, k)
-            || !register_tile_shaped(program, tree, &nodes)
+            || !super::unroll::register_tile_shaped(program, tree, nodes[0], nodes[1], k)
         {
             continue;
         }
