@@ -6,7 +6,7 @@
 use super::{write_pairs, Memo, Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
-use crate::schedule::tree::{LoopAt, Scheduled, TreeError};
+use crate::schedule::tree::{Kid, LoopAt, Scheduled, TreeError};
 use crate::schedule::{LoopName, ParseError, Parser, MAX_UNROLL_FACTOR};
 use crate::transform::ffi::{self, Call};
 use std::fmt;
@@ -94,7 +94,6 @@ fn row_vectors(columns: u32, bytes: i64) -> i64 {
 /// over h and w (`in[c][h][w]` moves with both) ran at 12.7x the naive code where its w loop
 /// vectorized with the sums in memory ran 26.5x (one harness run, 2-core EPYC Zen 4).
 pub fn register_tile_shaped(program: &Program, tree: &Scheduled, rows: usize, columns: usize, k: usize) -> bool {
-    use crate::schedule::tree::Kid;
     let id = |n: usize| tree.nodes[n].ent.loop_id;
     let moves = |matrix: &[Vec<i64>], at: usize| matrix.iter().any(|row| row[at] != 0);
     tree.nodes[k].children.iter().any(|kid| {
@@ -112,7 +111,6 @@ pub fn register_tile_shaped(program: &Program, tree: &Scheduled, rows: usize, co
 
 /// The widest element any computation held by node `n` stores (bytes; 4 where none).
 pub fn element_bytes(program: &Program, tree: &Scheduled, n: usize) -> i64 {
-    use crate::schedule::tree::Kid;
     tree.nodes[n]
         .children
         .iter()
