@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
@@ -24,7 +24,10 @@
 #                     every loop order, batched or not), seed 2, schedules as tiles
 #     matmul_chain:   programs of the matmul_chain class only (--class matmul_chain: 2mm- and
 #                     attention-like chained products), seed 2, schedules as tiles
-#   long, wide, linear, temporary, tiles, rank_update, contraction and matmul_chain store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#     linear_tiles:   programs of the linear class (transposed operands) of seed 3 (new
+#                     programs, not linear's), schedules as tiles: the register tiles with
+#                     their transposed operand copied in another order
+#   long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain and linear_tiles store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
 #   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
 #     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
@@ -46,6 +49,7 @@ tiles_cmd="autosched datagen --sizes real --seed 3 --programs N --schedules-per-
 rank_update_cmd="autosched datagen --sizes real --seed 2 --class rank_update --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-rank_update-s2"
 contraction_cmd="autosched datagen --sizes real --seed 2 --class contraction --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-contraction-s2"
 matmul_chain_cmd="autosched datagen --sizes real --seed 2 --class matmul_chain --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-matmul_chain-s2"
+linear_tiles_cmd="autosched datagen --sizes real --seed 3 --class linear --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-linear_tiles-s3"
 case "$sizes" in
   merge)
     dir=onnx/data/real
@@ -61,6 +65,7 @@ case "$sizes" in
     compgen -G "$dir/incoming/rank_update-*.jsonl.gz" >/dev/null && cmds+=(--command "$rank_update_cmd")
     compgen -G "$dir/incoming/contraction-*.jsonl.gz" >/dev/null && cmds+=(--command "$contraction_cmd")
     compgen -G "$dir/incoming/matmul_chain-*.jsonl.gz" >/dev/null && cmds+=(--command "$matmul_chain_cmd")
+    compgen -G "$dir/incoming/linear_tiles-*.jsonl.gz" >/dev/null && cmds+=(--command "$linear_tiles_cmd")
     notes=()
     for r in "$dir"/remeasure-*/README.md; do
       [[ -f $r ]] && notes+=(--note "Points measured again after a change to code generation replace the first copies: see \`${r#"$dir"/}\`.")
@@ -69,20 +74,20 @@ case "$sizes" in
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
     [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
-    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl; do
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl onnx/data/raw-linear_tiles-s3/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
     done
     .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
       --failed "${failed[@]}"
     exit 0 ;;
-  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain)
+  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles)
     seed=2
-    [[ $sizes == tiles ]] && seed=3
+    [[ $sizes == tiles || $sizes == linear_tiles ]] && seed=3
     raw=onnx/data/raw-$sizes-s$seed
     incoming=onnx/data/real/incoming
     extra=(--long-walks 8)
-    case $sizes in tiles|rank_update|contraction|matmul_chain) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
-    [[ $sizes == long || $sizes == tiles ]] || extra+=(--class "$sizes")
+    case $sizes in tiles|rank_update|contraction|matmul_chain|linear_tiles) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
+    [[ $sizes == long || $sizes == tiles ]] || extra+=(--class "${sizes%_tiles}")
     resume=()
     for c in "$incoming/$sizes"-*.jsonl.gz; do [[ -f $c ]] && resume+=(--resume-from "$c"); done
     build/cargo/release/autosched datagen --sizes real --seed "$seed" --programs "$programs" --schedules-per-program 16 \
@@ -91,7 +96,7 @@ case "$sizes" in
     exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain or merge, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles or merge, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"

@@ -196,6 +196,32 @@ fn packing_executes_equivalently() {
 }
 
 #[test]
+fn reordered_copies_execute_equivalently() {
+    // A transposed operand copied as [i][o] under a register tile over a partial last tile
+    // (48 = 2 x 20 + 8), and with the columns' point loop outside, both inputs copied.
+    equivalent(
+        "transform-pack.mlir",
+        "dense",
+        "tile(L0:16, L0.0:20, L0.0.0:16); pack(L0, %arg2, [1, 0]); accumulate(L0.0.0); unroll(L0.0:4); unroll(L0:2); parallelize(L0.t)",
+    );
+    equivalent(
+        "transform-pack.mlir",
+        "dense",
+        "tile(L0:16, L0.0:16, L0.0.0:12); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg2, [1, 0]); pack(L0.0, %arg0); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6)",
+    );
+    // A triangular kernel's A whole, transposed before its nest, then jammed and parallel;
+    // and under i (a box bounded by the buffer), scaled once by alpha: not folded.
+    equivalent("transform-pack.mlir", "lower", "pack(L0, %arg1, [1, 0]); unroll(L0.0:4); parallelize(L0)");
+    equivalent("syrk.mlir", "syrk", "pack(L0, %arg3, [1, 0]); parallelize(L0)");
+    equivalent("syrk.mlir", "syrk", "pack(L0.1, %arg3, [1, 0])");
+    // A convolution's 4-D weights with the output channel last, and the input window with
+    // its channels last (orders of more than two dimensions).
+    equivalent("conv2d.mlir", "conv2d", "pack(L0, %arg1, [1, 2, 3, 0]); pack(L0.0.0, %arg0, [0, 2, 3, 1])");
+    // The gemm copy with the scale folded in, transposed.
+    equivalent("transform-pack.mlir", "scaled", "tile(L0:16, L0.0:16, L0.0.0:16); pack(L0, %arg1, [1, 0]); pack(L0, %arg2, [1, 0])");
+}
+
+#[test]
 fn two_levels_of_tiles_execute_equivalently() {
     // Partial tiles at both levels (64 = 2 x (3 x 8) + 16; 48 = 2 x (4 x 5) + 8), the outer
     // tiles parallel, a copy per outer tile, and a register tile inside.

@@ -1075,6 +1075,43 @@ fn register_tile_rows_reuse_the_column_vectors() {
     assert!(rows_k.contains(&vec!["unroll(L1:8)".to_string(), "unroll(L1.0.0:16)".to_string()]), "{rows_k:?}");
 }
 
+/// A transposed operand is copied in the order its readers want: dense's `W[o][i]`, which
+/// the register tile's columns `o` read across its rows, is copied as `[i][o]` in the Tile
+/// stage's lookahead (beside the copies in its own order); syrk's `A[j][k]`, read along `j`
+/// by the innermost loop, whole before the nest as `[k][j]` at the Pack stage, where a root's
+/// copy in the argument's own order (the whole buffer as it is) is not proposed. gemm, whose
+/// operands are read along their rows, gets no reordered copy.
+#[test]
+fn transposed_operands_get_reordered_copies() {
+    use affine_autosched::search::candidates::lookahead;
+    let load = |dir: &str, file: &str| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks").join(dir).join(file);
+        let m = LoadedModule::from_file(&path).unwrap();
+        ir::analyze_function(m.functions()[0]).unwrap().program
+    };
+    let dense = load("dnn", "dense.mlir");
+    let state: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
+    let legal = candidates(&dense, &state, Stage::Tile);
+    let sequences: Vec<Vec<String>> = lookahead(&dense, &state, Stage::Tile, &legal).iter().map(|s| texts(s)).collect();
+    let reordered: Vec<&Vec<String>> = sequences.iter().filter(|s| s.iter().any(|t| t.ends_with("%arg2, [1, 0])"))).collect();
+    assert!(!reordered.is_empty(), "{sequences:?}");
+    assert!(sequences.iter().any(|s| s.iter().any(|t| t.starts_with("pack(") && t.ends_with("%arg2)"))), "{sequences:?}");
+    // The reordered copy comes before the register tile's unrolls, as the stages order them.
+    for s in &reordered {
+        let pack = s.iter().position(|t| t.starts_with("pack(")).unwrap();
+        assert!(s[..pack].iter().all(|t| t.starts_with("tile(") || t.starts_with("interchange(")), "{s:?}");
+    }
+
+    let syrk = load("polybench", "syrk.mlir");
+    let packs = texts(&candidates(&syrk, &Schedule::default(), Stage::Pack));
+    assert!(packs.contains(&"pack(L0, %arg3, [1, 0])".to_string()), "{packs:?}");
+    assert!(!packs.contains(&"pack(L0, %arg3)".to_string()), "{packs:?}");
+
+    let gemm = load("polybench", "gemm.mlir");
+    let packs = texts(&candidates(&gemm, &Schedule::default(), Stage::Pack));
+    assert!(packs.iter().all(|t| !t.contains('[')), "{packs:?}");
+}
+
 /// Chained contractions (2mm): every product's band becomes a register tile at once, from
 /// the Distribute stage (distributed alone, nothing runs faster; the Tile stage's own
 /// lookahead would come after the Interchange stage dropped those states), and `max_depth`

@@ -4,7 +4,9 @@
 // MLIR's: the loop's loads make a MemRefRegion (their bounding box, symbolic in the loops
 // around the loop), and generateCopyForMemRegion allocates the buffer, emits the copy nest
 // before the loop and rewrites the loads inside it. What is here is the legality check
-// that MLIR's utility leaves to its caller.
+// that MLIR's utility leaves to its caller, and the reordering of the copy's dimensions
+// (MLIR's copy keeps the buffer's order; a register tile wants the dimension its columns
+// move along last, as BLIS packs a transposed operand).
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,12 +151,79 @@ void foldInvariantScale(AffineForOp loop, Operation *copyNest, Value buffer) {
   }
 }
 
+/// Whether `order` is a permutation of 0..rank-1.
+bool isPermutation(ArrayRef<int64_t> order, int64_t rank) {
+  if (int64_t(order.size()) != rank)
+    return false;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t d : order) {
+    if (d < 0 || d >= rank || seen[d])
+      return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+/// Gives the copy `buffer` (MLIR's allocation) the dimension order `order`: dimension d of
+/// the new buffer is dimension order[d] of the copy. Every access to the buffer is an
+/// affine load or store (the copy nest's stores, the loop's rewritten loads) or its
+/// dealloc; each access's map keeps its operands and lists its results in the new order,
+/// so every element lands where its accesses find it. Checked before anything changes:
+/// any other use leaves the IR as it was and fails.
+LogicalResult reorderCopy(memref::AllocOp alloc, ArrayRef<int64_t> order) {
+  Value buffer = alloc.getResult();
+  for (Operation *user : buffer.getUsers()) {
+    if (auto load = dyn_cast<AffineLoadOp>(user)) {
+      if (load.getMemRef() != buffer)
+        return failure();
+    } else if (auto store = dyn_cast<AffineStoreOp>(user)) {
+      if (store.getMemRef() != buffer || store.getValueToStore() == buffer)
+        return failure();
+    } else if (!isa<memref::DeallocOp>(user)) {
+      return failure();
+    }
+  }
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.hasStaticShape() || !alloc.getDynamicSizes().empty())
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d : order)
+    shape.push_back(type.getDimSize(d));
+  auto reordered = MemRefType::get(shape, type.getElementType(), AffineMap(), type.getMemorySpace());
+  OpBuilder b(alloc);
+  auto fresh = memref::AllocOp::create(b, alloc.getLoc(), reordered, alloc.getAlignmentAttr());
+  auto permuted = [&](AffineMap map) {
+    SmallVector<AffineExpr> results;
+    for (int64_t d : order)
+      results.push_back(map.getResult(d));
+    return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, map.getContext());
+  };
+  for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
+    OpBuilder at(user);
+    if (auto load = dyn_cast<AffineLoadOp>(user)) {
+      auto again = AffineLoadOp::create(at, load.getLoc(), fresh, permuted(load.getAffineMap()),
+                                        load.getMapOperands());
+      load.getResult().replaceAllUsesWith(again.getResult());
+      load->erase();
+    } else if (auto store = dyn_cast<AffineStoreOp>(user)) {
+      AffineStoreOp::create(at, store.getLoc(), store.getValueToStore(), fresh,
+                            permuted(store.getAffineMap()), store.getMapOperands());
+      store->erase();
+    } else {
+      user->replaceUsesOfWith(buffer, fresh);
+    }
+  }
+  alloc->erase();
+  return success();
+}
+
 } // namespace
 
 extern "C" {
 
 int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument,
-                          AutoschedTxReportFn fn, void *ctx) {
+                          const int64_t *order, int64_t orderLength, AutoschedTxReportFn fn,
+                          void *ctx) {
   Report report{fn, ctx};
   auto f = funcOf(func);
   std::string n(name), arg = "%arg" + std::to_string(argument);
@@ -169,6 +238,14 @@ int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument
                                "does not support");
   if (!type.getElementType().isIntOrFloat())
     return report.refuse(arg + " holds elements of no fixed size");
+  ArrayRef<int64_t> dims(order, orderLength > 0 ? size_t(orderLength) : 0);
+  if (!dims.empty() && !isPermutation(dims, type.getRank())) {
+    std::string given;
+    for (int64_t d : dims)
+      given += (given.empty() ? "" : ", ") + std::to_string(d);
+    return report.refuse("the copy's order [" + given + "] is not a permutation of " + arg +
+                         "'s " + std::to_string(type.getRank()) + " dimensions");
+  }
   auto found = requireLoops(f, name, report);
   if (failed(found))
     return AUTOSCHED_TX_REFUSED;
@@ -190,6 +267,13 @@ int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument
       return report.fail("MLIR's generateCopyForMemRegion failed on " + arg + " before " + n);
     if (result.alloc && result.copyNest)
       foldInvariantScale(l, result.copyNest, result.alloc->getResult(0));
+    if (!dims.empty()) {
+      auto alloc = dyn_cast_or_null<memref::AllocOp>(result.alloc);
+      if (!alloc || failed(reorderCopy(alloc, dims)))
+        return report.fail("the copy of " + arg + " before " + n +
+                           " is used other than by affine loads and stores: its order cannot "
+                           "be changed");
+    }
   }
   return AUTOSCHED_TX_OK;
 }

@@ -85,8 +85,10 @@ impl Walk {
 /// passes/kinds/Unroll.cpp): points of earlier spaces measured those tiles slower. 6: since
 /// 2026-12-05 evening's register tiles only in tiles they divide (`unroll::register_tile_mostly_whole`).
 /// 7: since the same evening's register tiles only where an input read along the columns is
-/// invariant along the rows (`unroll::register_tile_shaped`).
-pub const SPACE: u32 = 7;
+/// invariant along the rows (`unroll::register_tile_shaped`). 8: since 2026-12-05 night's
+/// copies in another order (`pack(L, %argN, [1, 0])`: at a nest's root, and the register
+/// tiles' row-invariant input where the columns read it across its rows).
+pub const SPACE: u32 = 8;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

@@ -419,7 +419,12 @@ fn propose(loops: &[LoopInfo], buffers: usize, rng: &mut Rng) -> Option<Transfor
                 })
             }
             12 => Some(Transform::Accumulate(Accumulate { target: name(&l.name) })),
-            13 => Some(Transform::Pack(Pack { target: name(&l.name), argument: rng.below(buffers.max(1) + 1) })),
+            13 => {
+                let argument = rng.below(buffers.max(1) + 1);
+                // Now and then transposed (refused where the buffer is not a matrix).
+                let order = if rng.chance(0.3) { vec![1, 0] } else { Vec::new() };
+                Some(Transform::Pack(Pack { target: name(&l.name), argument, order }))
+            }
             _ => {
                 // A loop that does not exist, or an unroll of a tile loop that may not.
                 if rng.chance(0.5) {

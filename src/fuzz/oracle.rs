@@ -188,7 +188,7 @@ impl Oracle {
     pub fn judge(&mut self, step: &Transform) -> (Verdict, Option<EventsAfter>) {
         let conflict = match step {
             Transform::Accumulate(Accumulate { target }) => Some(self.accumulate_conflict(target.as_str())),
-            Transform::Pack(Pack { target, argument }) => Some(self.pack_conflict(target.as_str(), *argument)),
+            Transform::Pack(Pack { target, argument, .. }) => Some(self.pack_conflict(target.as_str(), *argument)),
             _ => None,
         };
         match conflict {

@@ -397,10 +397,11 @@ mod tests {
     fn every_kind_round_trips() {
         let text = "fuse(L0, L1, 2); interchange(L0, L0.0.0, L0.0); tile(L0:32, L0.0:64, L0.0.0:16); \
                     unroll(L0.0.0:4); parallelize(L0.t); vectorize(L0.0.0:8); distribute(L1.0); \
-                    accumulate(L0.0.0); pack(L0.0.t, %arg12)";
+                    accumulate(L0.0.0); pack(L0.0.t, %arg12); pack(L0, %arg2, [1, 0])";
         let s: Schedule = text.parse().unwrap();
-        assert_eq!(s.steps.len(), 9);
-        assert_eq!(s.steps[8], Transform::Pack(Pack { target: l("L0.0.t"), argument: 12 }));
+        assert_eq!(s.steps.len(), 10);
+        assert_eq!(s.steps[8], Transform::Pack(Pack::plain(l("L0.0.t"), 12)));
+        assert_eq!(s.steps[9], Transform::Pack(Pack { target: l("L0"), argument: 2, order: vec![1, 0] }));
         assert_eq!(s.to_string(), text);
         assert_eq!(s.to_string().parse::<Schedule>().unwrap(), s);
         assert_eq!(
@@ -450,6 +451,13 @@ mod tests {
         assert_eq!(e.column, 11, "{e}");
         let e = error("pack(L0)");
         assert!(e.message.contains("expected ',' and the argument to pack after L0"), "{e}");
+        let e = error("pack(L0, %arg1, [1, 1])");
+        assert!(e.message.contains("not a permutation of 0..2"), "{e}");
+        let e = error("pack(L0, %arg1, 1)");
+        assert!(e.message.contains("expected '[' before the copy's order"), "{e}");
+        // The identity order is the plain copy, and is written as one.
+        let s: Schedule = "pack(L0, %arg1, [0, 1])".parse().unwrap();
+        assert_eq!(s.to_string(), "pack(L0, %arg1)");
         assert_eq!(e.to_string(), format!("schedule:{}: {}", e.column, e.message));
     }
 

@@ -7,7 +7,7 @@ use crate::cost_model::{CostModel, ModelError, NestCache};
 use crate::features::{Featurized, Featurizer};
 use crate::ir::{mlir::Op, Program};
 use crate::measure::{self, Comparison, Entry, MeasureConfig, Signature};
-use crate::schedule::{Schedule, Stage};
+use crate::schedule::{Schedule, Stage, Transform};
 use crate::transform;
 
 /// Scores schedules by their speedup over the original (higher is better).
@@ -33,6 +33,12 @@ pub trait Evaluator {
     /// Whether schedules that peel a partial tile get scores (model mode with a model
     /// trained before peeling drops them): the search keeps no places for what is dropped.
     fn scores_peeling(&self) -> bool {
+        true
+    }
+
+    /// Whether it scores schedules with this step (a model trained on an earlier layout does
+    /// not see a copy in another order): the search proposes no other.
+    fn scores_step(&self, _step: &Transform) -> bool {
         true
     }
 }
@@ -197,6 +203,10 @@ impl Evaluator for ModelEvaluator<'_> {
 
     fn scores_peeling(&self) -> bool {
         !self.skip_peeling
+    }
+
+    fn scores_step(&self, step: &Transform) -> bool {
+        self.model.knows_step(step)
     }
 
     fn start(&mut self, schedules: &[Schedule]) -> usize {

@@ -261,7 +261,7 @@ pub fn search(
             };
             let mut legal = Vec::new();
             for step in steps {
-                if !fits(&state.schedule, std::slice::from_ref(&step), cfg) {
+                if !fits(&state.schedule, std::slice::from_ref(&step), cfg) || !evaluator.scores_step(&step) {
                     continue;
                 }
                 let mut s = state.schedule.clone();
@@ -288,7 +288,7 @@ pub fn search(
             looked_from += !ahead.is_empty() as usize;
             let sequences = combinations(program, &state.schedule, stage, &legal).into_iter().map(|c| (c, false));
             for (combo, from_lookahead) in sequences.chain(ahead.into_iter().map(|c| (c, true))) {
-                if !fits(&state.schedule, &combo, cfg) {
+                if !fits(&state.schedule, &combo, cfg) || !combo.iter().all(|t| evaluator.scores_step(t)) {
                     continue;
                 }
                 let mut s = state.schedule.clone();

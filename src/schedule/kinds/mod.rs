@@ -519,5 +519,10 @@ mod tests {
         assert_eq!(v7[v5.len()..], ["chain", "chain_length", "chain_interleave"]);
         assert_eq!(layout::scalars_at(7), layout::scalars_at(6));
         assert_eq!(layout::spec_at(6).hash, "a01c2d02095f4d34", "layout 6 is the fingerprint models shipped before 2026-12-04 late recorded: it stays");
+        // Version 8 adds pack's reordered copies after its two fields, before accumulate's.
+        let v8: Vec<&str> = layout::loop_fields_at(8).iter().map(|(n, _)| *n).collect();
+        assert_eq!(v8.len(), v7.len() + 1);
+        let at = v8.iter().position(|f| *f == "packed_reordered_loads").unwrap();
+        assert_eq!(v8[at - 2..at + 2], ["packed_loads", "packed_elements", "packed_reordered_loads", "accumulated"]);
     }
 }

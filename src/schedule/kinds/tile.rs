@@ -67,6 +67,22 @@ fn invariant_input(program: &Program, tree: &Scheduled, band: &[usize], along: u
     })
 }
 
+/// The order that copies `argument`'s tile so that the band's columns loop (`band[1]`)
+/// reads it contiguously, where it does not already: the dimension that moves along the
+/// columns moved last (PyTorch's `W[o][i]` under a register tile over `[b, o, i]` is copied
+/// as `[i][o]`). See [`super::pack::contiguous_order`].
+fn column_order(program: &Program, tree: &Scheduled, band: &[usize], argument: usize) -> Option<Vec<usize>> {
+    let [_, cols, k] = band else { return None };
+    let id = tree.nodes[*cols].ent.loop_id;
+    tree.nodes[*k].children.iter().find_map(|kid| {
+        let Kid::Comp(c) = kid else { return None };
+        let comp = &program.computations[*c];
+        let j = comp.iterators.iter().position(|l| *l == id)?;
+        let a = comp.loads.iter().find(|a| super::pack::argument_of(program, a) == Some(argument))?;
+        super::pack::order_moving_last(a.matrix.len(), super::pack::moving_dimension(a, j)?)
+    })
+}
+
 /// Second-level tilings proposed per stage, at most: of the first legal single tilings of
 /// bands of two or three loops (the ones with reuse across a cache level's tiles).
 const MAX_TWO_LEVEL: usize = 8;
@@ -411,12 +427,14 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
         // with both inputs' tiles (the copies are of the tiled band as the Pack stage would
         // see it).
         let mut packed = Vec::new();
+        let mut order = None;
         if let Some(b) = invariant_input(program, tree, &nodes, 0) {
             packed.push(b);
             packed.extend(invariant_input(program, tree, &nodes, 1).filter(|a| *a != b));
+            order = column_order(program, tree, &nodes, b);
         }
         let bytes = super::unroll::element_bytes(program, tree, k);
-        let band = Band { k, tile: t, packed, trips: [rows_trips, cols_trips], bytes };
+        let band = Band { k, tile: t, packed, order, trips: [rows_trips, cols_trips], bytes };
         let divides = rows_trips % t.band[0].1 as i64 == 0 && cols_trips % t.band[1].1 as i64 == 0;
         if divides && !has(&whole) {
             whole.push(band.clone());
@@ -443,6 +461,9 @@ struct Band<'a> {
     /// The inputs to pack (argument positions): the row-invariant one, then the
     /// column-invariant one; packings take the first one or both.
     packed: Vec<usize>,
+    /// The order of the row-invariant input's copy in which the columns read it
+    /// contiguously, where its own order does not ([`column_order`]).
+    order: Option<Vec<usize>>,
     /// Trip counts of the rows and columns loops.
     trips: [i64; 2],
     /// The widest element its computations store.
@@ -502,8 +523,17 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
             // 11 runs, 2-core EPYC). Without a packable input the sequences are one (kept
             // once). Steps otherwise go stage by stage (tilings, copies, accumulators,
             // unrolls, the outer loop first).
+            // Where the columns read the row-invariant input across its rows (a transposed
+            // operand), also with its copy reordered so that they read it contiguously:
+            // dense's W[o][i] copied as [i][o] ran its 8x16 tile 1.9x faster (2-core EPYC Zen 4).
             let both = group.iter().all(|b| b.packed.len() == 2);
-            for (pack, columns_outside) in [(0, false), (1, false)].into_iter().chain(both.then_some((2, true))) {
+            let reorder = group.iter().all(|b| b.order.is_some());
+            let packings = [(0, false, false), (1, false, false)]
+                .into_iter()
+                .chain(both.then_some((2, true, false)))
+                .chain(reorder.then_some((1, false, true)))
+                .chain((both && reorder).then_some((2, true, true)));
+            for (pack, columns_outside, reordered) in packings {
                 let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
                 let names = |b: &Band| {
                     let [r, c, k] = [0, 1, 2].map(|i| b.tile.band[i].0.clone());
@@ -514,7 +544,10 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
                 }
                 for b in group {
                     let target = names(b)[0].0.clone();
-                    seq.extend(b.packed.iter().take(pack).map(|&argument| Transform::Pack(super::Pack { target: target.clone(), argument })));
+                    seq.extend(b.packed.iter().take(pack).enumerate().map(|(i, &argument)| {
+                        let order = if reordered && i == 0 { b.order.clone().unwrap_or_default() } else { Vec::new() };
+                        Transform::Pack(super::Pack { target: target.clone(), argument, order })
+                    }));
                 }
                 for b in group {
                     seq.push(Transform::Accumulate(super::Accumulate { target: b.tile.band[2].0.clone() }));
