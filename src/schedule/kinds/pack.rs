@@ -63,7 +63,11 @@ impl TransformKind for Pack {
     const SINCE_LAYOUT: u32 = 3;
     const LATER_FEATURES: (u32, &'static [(&'static str, FieldKind)]) =
         (REORDERED_SINCE, &[("packed_reordered_loads", FieldKind::Log)]);
+    const WALK_PROBABILITY: f64 = 0.3;
+    const STRUCTURAL: bool = false;
+    const HAS_COMBINATIONS: bool = true;
 
+    /// A reordered copy is described by the later field.
     fn layout_needed(&self) -> u32 {
         if self.order.is_empty() {
             Self::SINCE_LAYOUT
@@ -71,9 +75,6 @@ impl TransformKind for Pack {
             REORDERED_SINCE
         }
     }
-    const WALK_PROBABILITY: f64 = 0.3;
-    const STRUCTURAL: bool = false;
-    const HAS_COMBINATIONS: bool = true;
 
     fn parse(p: &mut Parser) -> Result<Self, ParseError> {
         let target = p.loop_name()?;
