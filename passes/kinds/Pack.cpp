@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Affine/LoopUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Dominance.h"
 
 #include <string>
@@ -151,19 +152,6 @@ void foldInvariantScale(AffineForOp loop, Operation *copyNest, Value buffer) {
   }
 }
 
-/// Whether `order` is a permutation of 0..rank-1.
-bool isPermutation(ArrayRef<int64_t> order, int64_t rank) {
-  if (int64_t(order.size()) != rank)
-    return false;
-  SmallVector<bool> seen(rank, false);
-  for (int64_t d : order) {
-    if (d < 0 || d >= rank || seen[d])
-      return false;
-    seen[d] = true;
-  }
-  return true;
-}
-
 /// Gives the copy `buffer` (MLIR's allocation) the dimension order `order`: dimension d of
 /// the new buffer is dimension order[d] of the copy. Every access to the buffer is an
 /// affine load or store (the copy nest's stores, the loop's rewritten loads) or its
@@ -186,18 +174,13 @@ LogicalResult reorderCopy(memref::AllocOp alloc, ArrayRef<int64_t> order) {
   auto type = cast<MemRefType>(buffer.getType());
   if (!type.hasStaticShape() || !alloc.getDynamicSizes().empty())
     return failure();
-  SmallVector<int64_t> shape;
-  for (int64_t d : order)
-    shape.push_back(type.getDimSize(d));
-  auto reordered = MemRefType::get(shape, type.getElementType(), AffineMap(), type.getMemorySpace());
+  auto reordered = MemRefType::get(applyPermutation(type.getShape(), order), type.getElementType(),
+                                   AffineMap(), type.getMemorySpace());
   OpBuilder b(alloc);
   auto fresh = memref::AllocOp::create(b, alloc.getLoc(), reordered, alloc.getAlignmentAttr());
-  auto permuted = [&](AffineMap map) {
-    SmallVector<AffineExpr> results;
-    for (int64_t d : order)
-      results.push_back(map.getResult(d));
-    return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, map.getContext());
-  };
+  // Each access map's results in the new order (the permutation applied after the map).
+  AffineMap permutation = AffineMap::getPermutationMap(order, alloc.getContext());
+  auto permuted = [&](AffineMap map) { return permutation.compose(map); };
   for (Operation *user : llvm::make_early_inc_range(buffer.getUsers())) {
     OpBuilder at(user);
     if (auto load = dyn_cast<AffineLoadOp>(user)) {
@@ -239,7 +222,7 @@ int32_t autosched_tx_pack(MlirOperation func, const char *name, int64_t argument
   if (!type.getElementType().isIntOrFloat())
     return report.refuse(arg + " holds elements of no fixed size");
   ArrayRef<int64_t> dims(order, orderLength > 0 ? size_t(orderLength) : 0);
-  if (!dims.empty() && !isPermutation(dims, type.getRank())) {
+  if (!dims.empty() && (int64_t(dims.size()) != type.getRank() || !isPermutationVector(dims))) {
     std::string given;
     for (int64_t d : dims)
       given += (given.empty() ? "" : ", ") + std::to_string(d);
