@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
@@ -27,7 +27,11 @@
 #     linear_tiles:   programs of the linear class (transposed operands) of seed 3 (new
 #                     programs, not linear's), schedules as tiles: the register tiles with
 #                     their transposed operand copied in another order
-#   long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain and linear_tiles store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#     dnn_convolution: programs of the dnn_convolution class only (--class dnn_convolution:
+#                     standard, depthwise, grouped and pointwise layers), seed 2, schedules
+#                     as tiles: the register tiles over output channels and columns around
+#                     reductions several loops deep (space 9)
+#   long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles and dnn_convolution store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
 #   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
 #     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
@@ -50,6 +54,7 @@ rank_update_cmd="autosched datagen --sizes real --seed 2 --class rank_update --p
 contraction_cmd="autosched datagen --sizes real --seed 2 --class contraction --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-contraction-s2"
 matmul_chain_cmd="autosched datagen --sizes real --seed 2 --class matmul_chain --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-matmul_chain-s2"
 linear_tiles_cmd="autosched datagen --sizes real --seed 3 --class linear --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-linear_tiles-s3"
+dnn_convolution_cmd="autosched datagen --sizes real --seed 2 --class dnn_convolution --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-dnn_convolution-s2"
 case "$sizes" in
   merge)
     dir=onnx/data/real
@@ -66,6 +71,7 @@ case "$sizes" in
     compgen -G "$dir/incoming/contraction-*.jsonl.gz" >/dev/null && cmds+=(--command "$contraction_cmd")
     compgen -G "$dir/incoming/matmul_chain-*.jsonl.gz" >/dev/null && cmds+=(--command "$matmul_chain_cmd")
     compgen -G "$dir/incoming/linear_tiles-*.jsonl.gz" >/dev/null && cmds+=(--command "$linear_tiles_cmd")
+    compgen -G "$dir/incoming/dnn_convolution-*.jsonl.gz" >/dev/null && cmds+=(--command "$dnn_convolution_cmd")
     notes=()
     for r in "$dir"/remeasure-*/README.md; do
       [[ -f $r ]] && notes+=(--note "Points measured again after a change to code generation replace the first copies: see \`${r#"$dir"/}\`.")
@@ -74,19 +80,19 @@ case "$sizes" in
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
     [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
-    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl onnx/data/raw-linear_tiles-s3/*.failed.jsonl; do
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl onnx/data/raw-linear_tiles-s3/*.failed.jsonl onnx/data/raw-dnn_convolution-s2/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
     done
     .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
       --failed "${failed[@]}"
     exit 0 ;;
-  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles)
+  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution)
     seed=2
     [[ $sizes == tiles || $sizes == linear_tiles ]] && seed=3
     raw=onnx/data/raw-$sizes-s$seed
     incoming=onnx/data/real/incoming
     extra=(--long-walks 8)
-    case $sizes in tiles|rank_update|contraction|matmul_chain|linear_tiles) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
+    case $sizes in tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
     [[ $sizes == long || $sizes == tiles ]] || extra+=(--class "${sizes%_tiles}")
     resume=()
     for c in "$incoming/$sizes"-*.jsonl.gz; do [[ -f $c ]] && resume+=(--resume-from "$c"); done
@@ -96,7 +102,7 @@ case "$sizes" in
     exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles or merge, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles, dnn_convolution or merge, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"

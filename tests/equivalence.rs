@@ -222,6 +222,15 @@ fn reordered_copies_execute_equivalently() {
 }
 
 #[test]
+fn register_tiles_around_deep_reductions_execute_equivalently() {
+    // conv2d's f (rows) jammed over y into x (columns), x jammed through the reductions c
+    // and r into s, which accumulates: x by 12 leaves a clean-up copy (32 = 2 x 12 + 8);
+    // then the output channels parallel.
+    equivalent("conv2d.mlir", "conv2d", "accumulate(L0.0.0.0.0.0.0); unroll(L0.0:8); unroll(L0.0.0.0:12); parallelize(L0.0)");
+    equivalent("conv2d.mlir", "conv2d", "accumulate(L0.0.0.0.0.0.0); unroll(L0.0:4); unroll(L0.0.0.0:16); parallelize(L0)");
+}
+
+#[test]
 fn two_levels_of_tiles_execute_equivalently() {
     // Partial tiles at both levels (64 = 2 x (3 x 8) + 16; 48 = 2 x (4 x 5) + 8), the outer
     // tiles parallel, a copy per outer tile, and a register tile inside.

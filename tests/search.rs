@@ -929,8 +929,10 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     transform::check(f, best).unwrap_or_else(|e| panic!("{best}: {e}"));
     // Every sequence keeps a place to the end, and hybrid measures the best descendant of
     // each beside its finalists (the model misranks them among themselves).
+    // (Beside them, the Interchange stage's register tiles of the loops as they are, untiled.)
     let roots: std::collections::HashSet<&String> = r.looked_ahead.values().collect();
-    assert_eq!(roots.len(), sequences.len(), "{roots:?}");
+    assert_eq!(roots.iter().filter(|r| r.starts_with("tile(")).count(), sequences.len(), "{roots:?}");
+    assert!(roots.iter().any(|r| r.starts_with("accumulate(L0.0.0); unroll(L0:")), "{roots:?}");
     let finalists = affine_autosched::search::hybrid_finalists(&p, &r, 3);
     let measured: std::collections::HashSet<&String> =
         finalists.iter().filter_map(|s| r.looked_ahead.get(&s.schedule.to_string())).collect();
@@ -1570,4 +1572,40 @@ fn hybrid_measures_whole_register_tiles_of_each_register_tile() {
     assert!(measured.contains(&clean_up_8x16), "{measured:?}");
     assert!(!measured.contains(&clean_up_4x32) && !measured.contains(&parallel_4x32), "{measured:?}");
     assert_eq!(measured.len(), 3, "{measured:?}");
+}
+
+/// Register tiles whose rows are not the loop right above the columns (pointwise-conv's k over
+/// h and w) or whose reduction is several loops deep (conv2d's c, r, s) are proposed at the
+/// Interchange stage for the loops' own order, where the beam would drop that order for one
+/// that vectorizes the innermost loop.
+#[test]
+fn register_tiles_jam_the_loops_with_reuse() {
+    let dnn = |name: &str| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/dnn").join(name);
+        LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let m = dnn("pointwise-conv.mlir");
+    let p = program_of(&m, "kernel_pointwise_conv");
+    let seqs: Vec<String> = affine_autosched::search::candidates::lookahead(&p, &Schedule::default(), Stage::Interchange, &[])
+        .iter()
+        .map(|s| texts(s).join("; "))
+        .collect();
+    // Rows k over columns w (h between them: in[c][h][w] moves along h, W[k][c] does not
+    // move along k), c accumulating.
+    assert!(seqs.iter().any(|s| s.starts_with("accumulate(L1.0.0.0); unroll(L1:8); unroll(L1.0.0:")), "{seqs:#?}");
+    assert!(seqs.iter().all(|s| !s.contains("unroll(L1.0:")), "{seqs:#?}");
+    // conv2d: n, k, h, w over c, r, s: rows k, columns w past the reductions c and r.
+    let m = benchmark("conv2d.mlir");
+    let p = program_of(&m, "kernel_conv2d");
+    let seqs: Vec<String> = affine_autosched::search::candidates::lookahead(&p, &Schedule::default(), Stage::Interchange, &[])
+        .iter()
+        .map(|s| texts(s).join("; "))
+        .collect();
+    assert!(seqs.iter().any(|s| s.starts_with("accumulate(L1.0.0.0.0.0.0); unroll(L1.0:8); unroll(L1.0.0.0:")), "{seqs:#?}");
+    // After it, the Unroll stage proposes no jam inside the tile (r around s), only the
+    // innermost loop's unrolls.
+    let tiled: Schedule = "accumulate(L1.0.0.0.0.0.0); unroll(L1.0:8); unroll(L1.0.0.0:8)".parse().unwrap();
+    let unrolls = texts(&candidates(&p, &tiled, Stage::Unroll));
+    assert!(unrolls.iter().all(|u| !u.starts_with("unroll(L1.0.0.0.0.0:")), "{unrolls:?}");
+    assert!(unrolls.iter().any(|u| u.starts_with("unroll(L1.0.0.0.0.0.0:")), "{unrolls:?}");
 }

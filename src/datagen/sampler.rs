@@ -40,6 +40,20 @@ const LONG_COMBINATION_PROBABILITY: f64 = 0.5;
 /// stage has them (a contraction band at the Tile stage: a register tile, packed or not).
 const LOOKAHEAD_SEQUENCE_PROBABILITY: f64 = 0.8;
 
+/// How often a [`Walk::Lookahead`] takes one of the Interchange stage's lookahead sequences
+/// (register tiles of the loops as they are, untiled): less than the later stages' (the
+/// Tile stage's tiled register tiles), which it would otherwise crowd out of the walks of
+/// every contraction, as each stage with sequences comes after it.
+const EARLY_LOOKAHEAD_SEQUENCE_PROBABILITY: f64 = 0.25;
+
+fn lookahead_probability(stage: crate::schedule::Stage) -> f64 {
+    if STAGES.iter().position(|s| *s == stage) < STAGES.iter().position(|s| *s == crate::schedule::Stage::Tile) {
+        EARLY_LOOKAHEAD_SEQUENCE_PROBABILITY
+    } else {
+        LOOKAHEAD_SEQUENCE_PROBABILITY
+    }
+}
+
 /// How a walk decides, at each stage, whether to take a step there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Walk {
@@ -87,8 +101,12 @@ impl Walk {
 /// 7: since the same evening's register tiles only where an input read along the columns is
 /// invariant along the rows (`unroll::register_tile_shaped`). 8: since 2026-12-05 night's
 /// copies in another order (`pack(L, %argN, [1, 0])`: at a nest's root, and the register
-/// tiles' row-invariant input where the columns read it across its rows).
-pub const SPACE: u32 = 8;
+/// tiles' row-invariant input where the columns read it across its rows). 9: since
+/// 2026-12-06's register tiles of the loops as they are, proposed at the Interchange and
+/// Accumulate stages, whose rows need not be right above the columns nor the reduction one
+/// loop deep (`unroll::register_tile_loops`: pointwise-conv's k over h and w, conv2d's c, r
+/// and s), and no jams inside a jammed loop.
+pub const SPACE: u32 = 9;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.
@@ -155,7 +173,7 @@ pub fn walk(func: Op, program: &Program, rng: &mut Rng, max_depth: usize, kind: 
             if kind == Walk::Lookahead {
                 let mut ahead: Vec<Vec<Transform>> =
                     lookahead(program, &schedule, stage, &legal).into_iter().filter(|c| fits(c)).collect();
-                if !ahead.is_empty() && rng.chance(LOOKAHEAD_SEQUENCE_PROBABILITY) {
+                if !ahead.is_empty() && rng.chance(lookahead_probability(stage)) {
                     rng.shuffle(&mut ahead);
                     if let Some(sequence) = ahead.into_iter().find(|c| state.check(c, &mut bases).is_ok()) {
                         break 'stage Some(sequence);

@@ -436,8 +436,9 @@ const LOOKAHEAD_PLACES: usize = 18;
 /// by one with the 6 s original each time (minutes); with nine, 3mm's finalists took 80 s.
 const LOOKAHEAD_FINALISTS: usize = 9;
 
-/// A lookahead sequence's register tile and packing, as "pack,8,16" (its packs and unroll
-/// factors), and whether its tiles hold whole register tiles (sizes multiples of the unroll
+/// A lookahead sequence's register tile and packing, as "tile,pack,8,16" (its tilings,
+/// packs and unroll factors: the Tile stage's tiled register tiles are told apart from the
+/// loops' own, `accumulate::register_tile_sequences`), and whether its tiles hold whole register tiles (sizes multiples of the unroll
 /// factors, a partial last tile peeled where the loop needs one) rather than a clean-up copy
 /// of the register tile in every tile: hybrid measures the best sequence of each register
 /// tile and packing, of whole register tiles where there is one.
@@ -457,6 +458,7 @@ fn register_tile_variety(root: &str) -> (String, bool) {
         .steps
         .iter()
         .filter_map(|t| match t {
+            Transform::Tile(_) => Some("tile".to_string()),
             Transform::Pack(_) => Some("pack".to_string()),
             Transform::Unroll(u) => {
                 whole &= sizes.get(u.target.as_str()).is_none_or(|size| size % u.factor == 0);

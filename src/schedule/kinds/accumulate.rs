@@ -9,9 +9,37 @@ use super::{Names, Stage, TransformKind};
 use crate::features::layout::Kind as FieldKind;
 use crate::ir::Program;
 use crate::schedule::tree::{Kid, LoopAt, Scheduled, TreeError};
-use crate::schedule::{LoopName, ParseError, Parser};
+use crate::schedule::{LoopName, ParseError, Parser, Transform};
 use crate::transform::ffi::{self, Call};
 use std::fmt;
+
+/// Register tiles per accumulating loop that [`register_tile_sequences`] proposes: each
+/// costs a check of two unroll-and-jams (15-100 ms).
+const LOOKAHEAD_REGISTER_TILES: usize = 3;
+
+/// Every innermost loop of `tree` that can accumulate, taken on to its register tiles
+/// ([`super::unroll::register_tile_unrolls`], the [`LOOKAHEAD_REGISTER_TILES`] largest):
+/// `accumulate`, then the unroll-and-jams of its rows and columns loops. The Tile stage's
+/// lookahead makes register tiles of tiled three-loop bands only; these are the loops as
+/// they are (pointwise-conv's k-h-w-c, whose tile is over k and w; conv2d's, whose
+/// reduction is three loops deep), proposed at the Interchange stage for the state's own
+/// loop order and each legal interchange (the beam keeps the orders that vectorize the
+/// innermost loop, not the ones whose reduction is innermost) and at the Accumulate stage.
+pub(super) fn register_tile_sequences(program: &Program, tree: &Scheduled) -> Vec<Vec<Transform>> {
+    let mut out = Vec::new();
+    for n in tree.innermost() {
+        if !reduces_in(program, tree, n) || tree.tag(tree.nodes[n].ent, Stage::Accumulate).is_some() {
+            continue;
+        }
+        let target = tree.name(program, n);
+        for unrolls in super::unroll::register_tile_unrolls(program, tree, n, LOOKAHEAD_REGISTER_TILES) {
+            let mut seq = vec![Transform::Accumulate(Accumulate { target: target.clone() })];
+            seq.extend(unrolls.into_iter().map(Transform::Unroll));
+            out.push(seq);
+        }
+    }
+    out
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Accumulate {
@@ -79,6 +107,13 @@ impl TransformKind for Accumulate {
             }
         }
         out
+    }
+
+    /// Each legal accumulation of an innermost loop taken on to its register tiles
+    /// ([`register_tile_sequences`]): accumulating alone runs no faster, so the beam would
+    /// drop it before the Unroll stage jams the loops around it.
+    fn lookahead(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Transform>> {
+        register_tile_sequences(program, tree).into_iter().filter(|seq| matches!(&seq[0], Transform::Accumulate(a) if legal.contains(a))).collect()
     }
 
     fn apply(&self, call: &mut Call) -> i32 {
