@@ -1580,16 +1580,17 @@ fn hybrid_measures_whole_register_tiles_of_each_register_tile() {
 /// that vectorizes the innermost loop.
 #[test]
 fn register_tiles_jam_the_loops_with_reuse() {
-    let dnn = |name: &str| {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/dnn").join(name);
-        LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+    // The Interchange stage's sequences for the loops' own order, as text.
+    let interchange_lookahead = |p: &Program| -> Vec<String> {
+        affine_autosched::search::candidates::lookahead(p, &Schedule::default(), Stage::Interchange, &[])
+            .iter()
+            .map(|s| texts(s).join("; "))
+            .collect()
     };
-    let m = dnn("pointwise-conv.mlir");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/dnn/pointwise-conv.mlir");
+    let m = LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
     let p = program_of(&m, "kernel_pointwise_conv");
-    let seqs: Vec<String> = affine_autosched::search::candidates::lookahead(&p, &Schedule::default(), Stage::Interchange, &[])
-        .iter()
-        .map(|s| texts(s).join("; "))
-        .collect();
+    let seqs = interchange_lookahead(&p);
     // Rows k over columns w (h between them: in[c][h][w] moves along h, W[k][c] does not
     // move along k), c accumulating.
     assert!(seqs.iter().any(|s| s.starts_with("accumulate(L1.0.0.0); unroll(L1:8); unroll(L1.0.0:")), "{seqs:#?}");
@@ -1597,10 +1598,7 @@ fn register_tiles_jam_the_loops_with_reuse() {
     // conv2d: n, k, h, w over c, r, s: rows k, columns w past the reductions c and r.
     let m = benchmark("conv2d.mlir");
     let p = program_of(&m, "kernel_conv2d");
-    let seqs: Vec<String> = affine_autosched::search::candidates::lookahead(&p, &Schedule::default(), Stage::Interchange, &[])
-        .iter()
-        .map(|s| texts(s).join("; "))
-        .collect();
+    let seqs = interchange_lookahead(&p);
     assert!(seqs.iter().any(|s| s.starts_with("accumulate(L1.0.0.0.0.0.0); unroll(L1.0:8); unroll(L1.0.0.0:")), "{seqs:#?}");
     // After it, the Unroll stage proposes no jam inside the tile (r around s), only the
     // innermost loop's unrolls.

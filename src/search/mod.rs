@@ -438,8 +438,9 @@ const LOOKAHEAD_FINALISTS: usize = 9;
 
 /// A lookahead sequence's register tile and packing, as "tile,pack,8,16" (its tilings,
 /// packs and unroll factors: the Tile stage's tiled register tiles are told apart from the
-/// loops' own, `accumulate::register_tile_sequences`), and whether its tiles hold whole register tiles (sizes multiples of the unroll
-/// factors, a partial last tile peeled where the loop needs one) rather than a clean-up copy
+/// loops' own, `accumulate::register_tile_sequences`), and whether its tiles hold whole
+/// register tiles (sizes multiples of the unroll factors, a partial last tile peeled where
+/// the loop needs one) rather than a clean-up copy
 /// of the register tile in every tile: hybrid measures the best sequence of each register
 /// tile and packing, of whole register tiles where there is one.
 fn register_tile_variety(root: &str) -> (String, bool) {
@@ -820,8 +821,8 @@ pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usiz
     let (tiled, untiled): (Vec<_>, Vec<_>) = best.into_iter().partition(|(key, _, _)| key.starts_with("tile"));
     let mut extra = 0;
     let mut untiled_measured = false;
-    for (key, s, whole) in tiled.into_iter().chain(untiled) {
-        let is_untiled = !key.starts_with("tile");
+    let in_order = tiled.into_iter().map(|v| (false, v)).chain(untiled.into_iter().map(|v| (true, v)));
+    for (is_untiled, (key, s, whole)) in in_order {
         if extra >= LOOKAHEAD_FINALISTS && (untiled_measured || !is_untiled) {
             continue;
         }

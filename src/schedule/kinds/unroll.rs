@@ -306,7 +306,7 @@ impl TransformKind for Unroll {
 
     /// Every legal innermost loop by one factor; and around each innermost loop that
     /// accumulates in registers, the register tiles of its rows and columns loops
-    /// ([`register_tile_loops`], [`register_tile_shapes`]).
+    /// ([`register_tile_loops`], [`register_tile_unrolls`]).
     fn combinations(program: &Program, tree: &Scheduled, legal: &[Self]) -> Vec<Vec<Self>> {
         let leaves = tree.innermost();
         let mut out = Vec::new();
