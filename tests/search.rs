@@ -1125,8 +1125,11 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     let f = m.functions()[0];
     let p = ir::analyze_function(f).unwrap().program;
     let identity = Schedule::default();
-    let legal = candidates(&p, &identity, Stage::Distribute);
-    let sequences = lookahead(&p, &identity, Stage::Distribute, &legal);
+    // The sizes depend on the caches and the vector registers: those of a fixed host (the
+    // Zen 4 kind: 2 cores, L2 1 MiB each, AVX-512), so that the sequences are the same on
+    // every machine (on an Intel host with 2 MiB of L2 the first product's columns are 464).
+    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32 };
+    let sequences = zen4.scoped(|| lookahead(&p, &identity, Stage::Distribute, &candidates(&p, &identity, Stage::Distribute)));
     // One register tile on both bands, the first that leaves room for the column vectors and
     // a broadcast (8x16 with AVX-512's 32 registers, 6x16 with AVX2's 16), unpacked, with
     // each product's row-invariant input packed, and with both inputs packed and the columns
@@ -1134,7 +1137,7 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     // columns: 192 leaves a partial last tile of 900 to peel, 240 is the divisor of 1200
     // nearest above), not in the first whole tiling as it is (100 and 200 columns, divisors of 900
     // and 1200): 100 columns of 16 would leave a clean-up copy in every tile.
-    let rows = if affine_autosched::machine::vector_registers() >= 32 { 8 } else { 6 };
+    let rows = 8;
     assert_eq!(sequences.len(), 3, "{sequences:?}");
     let columns = |seq: &Vec<Transform>| -> Vec<u32> {
         seq.iter()
