@@ -18,8 +18,7 @@ for init in onnx/model.pt onnx/model.seed1.pt; do
     --split-seed 1 --threads 1 --quiet \
     --oversample '^r2-(contraction|matmul_chain)-p=3' --oversample '^r3-linear-p=3' \
     --oversample '^r2-rank_update-p(3[0-9][0-9])$=3' --oversample '^r2-dnn_convolution-p=3' \
-    > build/h14/train$i.log 2>&1 &
+    > build/h14/train$i.log 2>&1
   i=$((i+1))
 done
-wait
 echo trained
