@@ -535,7 +535,9 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
     for k, v in MLIR_PIPELINES.items():
         lines.append(f"- `{k}`: `{v}`")
     lines.append(f"\nclang: `{CLANG} {' '.join(CLANG_FLAGS + LIBS)}`; polly: `{CLANG} {' '.join(POLLY_FLAGS + LIBS)}`.")
-    discussion = ROOT / "benchmarks" / "discussion.md"
+    # The main report's discussion is of its host; another report (--report, --results) carries
+    # its results folder's README.md instead.
+    discussion = ROOT / "benchmarks" / "discussion.md" if out_md.name == "RESULTS.md" else args.results / "README.md"
     if discussion.exists():
         lines.append(discussion.read_text())
     out_md.write_text("\n".join(lines) + "\n")
@@ -716,7 +718,8 @@ def main():
             results.append(res)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    png = args.report.with_name("results.png")
+    # Another report (another host's, --report) gets its own figure beside it.
+    png = args.report.with_name("results.png") if args.report.name == "RESULTS.md" else args.report.with_suffix(".png")
     ratios = write_report(results, args, args.report, png)
     print(args.report.read_text())
     # The smoke test fails on a wrong output or a failed pass run, never on speed.
