@@ -99,8 +99,8 @@ NOTES = [
     "- Which loop loses on gemm+register (09:34 UTC, same host, one `autosched run` of 7 variants, 7 "
     "timed runs each after a warm-up, medians, MAD 0.3-1.2%, outputs equal): the row tile. Rows x "
     "columns x k: 258x224x400 38.2 ms, 258x224x200 35.9, 258x288x120 35.3; 126x224x400 31.8, 126x288x200 "
-    "(the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 27.0. A k tile of 400 costs 2-6%, rows "
-    "of 258 instead of 54 cost 27-38%: the packed block of A that the row tile sets (258 x 400 floats, "
+    "(the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 27.0. A k tile of 400 costs 3-6%, rows "
+    "of 258 instead of 54 cost 31-38%: the packed block of A that the row tile sets (258 x 400 floats, "
     "413 KB) is what the budget lets grow with the L2 and what this kernel does not want grown.",
 ]
 
