@@ -96,6 +96,26 @@ def measuring_env(threads) -> dict:
     (OPENBLAS_THREAD_TIMEOUT=4), so that they leave the cores to the variant timed next in
     the same driver."""
     return {**os.environ, "OPENBLAS_NUM_THREADS": str(threads), "OPENBLAS_THREAD_TIMEOUT": "4"}
+# OpenBLAS's kernels for a CPU it does not know (DYNAMIC_ARCH's fallbacks): no ceiling on a
+# current x86 core; OPENBLAS_CORETYPE names the right ones (Debian's 0.3.21 fell back to Prescott
+# on an Intel Xeon of cpu model 207, where SkylakeX's ran 4.6x faster).
+BLAS_FALLBACK_CORES = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Katmai", "Coppermine",
+                       "Northwood", "Banias"}
+
+
+def blas_core() -> str | None:
+    """The OpenBLAS kernels the BLAS variant runs (`openblas_get_corename` under the measuring
+    environment: OPENBLAS_CORETYPE is read when the library loads), or None without the library."""
+    probe = "import ctypes; l = ctypes.CDLL('libopenblas.so.0'); l.openblas_get_corename.restype = ctypes.c_char_p; " \
+            "print(l.openblas_get_corename().decode())"
+    try:
+        p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=30,
+                           env=measuring_env(1))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout.strip() or None if p.returncode == 0 else None
+
+
 EVALUATORS = ["model", "hybrid", "execution"]
 # On the contractions (the kernels with a BLAS column) hybrid also runs with the pass's code
 # generation options: fp-contract=true, the multiply-add fusion clang's C (the clang, Polly and
@@ -545,6 +565,12 @@ def write_report(results: list, args, out_md: Path, out_png: Path):
     return ratios
 
 
+def core_mark(r) -> str:
+    """A BLAS figure from OpenBLAS's fallback kernels is marked (no ceiling)."""
+    core = r.get("settings", {}).get("blas_core")
+    return f" ({core} kernels: no ceiling)" if core in BLAS_FALLBACK_CORES else ""
+
+
 def blas_section(results) -> list:
     """The contractions against OpenBLAS: its GFLOP/s, and every variant's share of it."""
     rows = [(r, summarize(r)) for r in results if r["kernel"] in BLAS_FLOPS]
@@ -577,7 +603,7 @@ def blas_section(results) -> list:
             x = s["naive"] if label == "naive" else s.get(label)
             return f"{100 * s['blas'] / x:.1f}%" if x else "n/a"
 
-        out.append(f"| {r['kernel']} | {gflops:.1f} | {share('naive')} | {share('mlir-affine')} | {share('polly')} | "
+        out.append(f"| {r['kernel']} | {gflops:.1f}{core_mark(r)} | {share('naive')} | {share('mlir-affine')} | {share('polly')} | "
                    f"{share('model')} | {share('hybrid')} | {share(CODEGEN_VARIANT)} | {share('execution')} |")
     out.append("")
     return out
@@ -677,6 +703,10 @@ def main():
     args.evaluators = [e for e in args.evaluators.split(",") if e]
     args.reuse = [e for e in args.reuse.split(",") if e]
     args.machine = machine()
+    args.blas_core = None if args.report_only else blas_core()
+    if args.blas_core in BLAS_FALLBACK_CORES:
+        log(f"warning: OpenBLAS runs its {args.blas_core} kernels on this CPU (a fallback for a model it does not "
+            "know): the BLAS column is no ceiling; set OPENBLAS_CORETYPE (e.g. SkylakeX, Haswell, Zen)")
     args.code = code_version()
     for tool in [AUTOSCHED, PLUGIN]:
         if not tool.exists():
@@ -714,6 +744,8 @@ def main():
             res["harness_seconds"] = time.time() - started
             res["settings"] = {"reps": args.reps, "warmup": args.warmup, "threads": args.threads,
                                "machine": args.machine, "execution_options": args.execution_options}
+            if name in BLAS_FLOPS:
+                res["settings"]["blas_core"] = args.blas_core
             cache.write_text(json.dumps(res, indent=1))
             results.append(res)
         finally:
