@@ -102,6 +102,11 @@ NOTES = [
     "(the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 27.0. A k tile of 400 costs 3-6%, rows "
     "of 258 instead of 54 cost 31-38%: the packed block of A that the row tile sets (258 x 400 floats, "
     "413 KB) is what the budget lets grow with the L2 and what this kernel does not want grown.",
+    "- And on dense+register (09:35 UTC, one `autosched run`, 15 timed runs after 2 warm-ups, medians, "
+    "MAD 0.8-1.6%): the 512 columns with a k tile of 256 alone. Rows x columns x k: 32x512x256 (this "
+    "host's choice) 9.71 ms; 32x512x32 3.45, 32x208x256 3.15, 32x208x512 (the Zen 4 run's) 3.33, "
+    "32x48x256 3.06, 32x48x32 2.65: a copy of W as large (208 x 512) runs 3x faster, so it is not the "
+    "copy's size; not diagnosed further.",
 ]
 
 
