@@ -15,6 +15,7 @@ Needs a quiet machine (stop the data generator first):
 import argparse
 import itertools
 import json
+import math
 import os
 import pathlib
 import platform
@@ -118,7 +119,6 @@ def fitted(trips: int, size: int) -> int:
     divisors = [d for d in range(max(lo, 2), min(hi, trips - 1) + 1) if trips % d == 0]
     if not divisors:
         return size
-    import math
     return min(divisors, key=lambda d: (d % 8 != 0, abs(math.log(d / size))))
 
 
@@ -180,8 +180,7 @@ def main() -> int:
         grid = grid_of(CLASSES)
         if len(band) == 3 and len(list(itertools.product(*grid))) > MAX_VARIANTS:
             grid = [g or f for g, f in zip(grid_of(CLASSES[1:]), grid)]
-        model = json.loads(subprocess.run([AUTOSCHED, "tile-sizes", path, "--band", ",".join(band), "-s", prefix],
-                                          check=True, capture_output=True, text=True).stdout.splitlines()[0])
+        model = model_choice(rel, band, prefix)
         model_sizes = model["choice"]["sizes"]
         r = sweep(name, rel, prefix, band, suffix, trips, grid, model_sizes, args.reps)
         r["model"].update(footprint_bytes=model["choice"]["footprint_bytes"], budget_bytes=model["choice"]["budget_bytes"])
@@ -264,7 +263,6 @@ def register_size(size: int, trips: int, unit: int) -> int:
     lookahead makes it (src/schedule/kinds/tile.rs, `register_tiling`): kept where it is one,
     else the multiple nearest by ratio within [3/4, 3/2] of it that divides the trip count,
     else rounded up (the partial last tile peeled)."""
-    import math
     if size % unit == 0:
         return size
     lo, hi = (3 * size + 3) // 4, 3 * size // 2
@@ -274,14 +272,19 @@ def register_size(size: int, trips: int, unit: int) -> int:
     return (size + unit - 1) // unit * unit
 
 
+def model_choice(rel: str, band: list[str], prefix: str) -> dict:
+    """`autosched tile-sizes`' answer for a band after the steps `prefix` (its first line)."""
+    out = subprocess.run([AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / rel, "--band", ",".join(band), "-s", prefix],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.splitlines()[0])
+
+
 def search_sizes(rel: str, prefix: str, band: list[str], trips: list[int], units: tuple[int, int]) -> list[int]:
     """The tiling the search's register-tile lookahead gives a band on this host: the analytic
     model's sizes for interleaved chains (`autosched tile-sizes`' `interleaved` where it
     differs from its `choice`; src/schedule/kinds/tile.rs offers those), rows and columns made
     whole register tiles."""
-    out = subprocess.run([AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / rel, "--band", ",".join(band), "-s", prefix],
-                         check=True, capture_output=True, text=True).stdout.splitlines()[0]
-    model = json.loads(out)
+    model = model_choice(rel, band, prefix)
     sizes = list(model.get("interleaved", model["choice"])["sizes"])
     return [register_size(s, t, units[i]) if i < 2 else s for i, (s, t) in enumerate(zip(sizes, trips))]
 
