@@ -76,38 +76,62 @@ REGISTER_KERNELS = [
 NOTES = [
     "Notes:",
     "",
-    "- This table is the 2026-12-06 sweep (08:40-08:51 UTC) on a 2-core Intel Xeon (cpu family 6 model "
-    "207: L1d 48 KiB, L2 2 MiB per core, L3 300 MiB, AVX-512; budget 1 MiB), nothing else running. The "
+    "- The plain tilings are the 2026-12-06 sweep of 08:40-08:51 UTC, the register tiles that of "
+    "10:33-10:41 UTC (7 timed runs each), both on a 2-core Intel Xeon (cpu family 6 model 207: L1d "
+    "48 KiB, L2 2 MiB per core, L3 300 MiB, AVX-512; budget 1 MiB), nothing else running. The "
     "earlier sweeps (below) ran on AMD EPYC hosts with an L2 of 512 KiB (Zen 2) and 1 MiB (Zen 5).",
     "- Plain tilings: 4 of 7 within 5%, as on the Zen 2 host, with other misses: batched-matmul "
     "(0.758: [128, 192, 192] against [32, 32, 128]; within 5% on both AMD hosts) and dense and "
     "dense+accumulate (0.755, 0.704: the reduction-chain and L1-set effects described under the "
     "Zen 2 sweep; their best column tile is 40 here too).",
-    "- Register tiles (first swept this session; the search's sizes derived for this host as "
-    "the search derives them, `search_sizes`, which gives on a 1 MiB L2 exactly the sizes of the "
-    "Zen 4 RESULTS.md run): 0 of 4 within 5%: gemm 0.710, 2mm 0.946, batched-matmul 0.948, dense "
-    "0.282. The grids themselves are flat: taking the best over the other two loops, every size "
-    "of every loop of gemm+register runs within 14% of the optimum (28.1-31.9 ms), of dense+register "
-    "within 16% (2.8-3.2 ms). What loses is the search's own choice, which lies off the grid, "
-    "beyond its largest size class on at least one loop: gemm's [258, 224, 400] (k tile 400) "
-    "39.6 ms, dense's [32, 512, 256] (512 columns, 8 of the last tile's 488 left to clean-up "
-    "copies) 9.8 ms. The budget the sizes fill is half of one core's L2 share, 1 MiB here, and "
-    "the register tile's grid does not reward it: a register tile reads its packed panels from "
-    "L1 and L2 at a rate the cache tile's lines-per-iteration model does not describe. Not fixed "
-    "this session (a change of the search's tiling candidates is a change of the data's space): "
-    "the next step is to size a register tile's band for the L1 and L2 panels of a BLIS-style "
-    "kernel, or to cap it at the grid's classes, and to sweep again on both host kinds.",
-    "- Which loop loses on gemm+register (09:34 UTC, same host, one `autosched run` of 7 variants, 7 "
-    "timed runs each after a warm-up, medians, MAD 0.3-1.2%, outputs equal): the row tile. Rows x "
-    "columns x k: 258x224x400 38.2 ms, 258x224x200 35.9, 258x288x120 35.3; 126x224x400 31.8, 126x288x200 "
-    "(the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 27.0. A k tile of 400 costs 3-6%, rows "
-    "of 258 instead of 54 cost 31-38%: the packed block of A that the row tile sets (258 x 400 floats, "
-    "413 KB) is what the budget lets grow with the L2 and what this kernel does not want grown.",
-    "- And on dense+register (09:35 UTC, one `autosched run`, 15 timed runs after 2 warm-ups, medians, "
-    "MAD 0.8-1.6%): the 512 columns with a k tile of 256 alone. Rows x columns x k: 32x512x256 (this "
-    "host's choice) 9.71 ms; 32x512x32 3.45, 32x208x256 3.15, 32x208x512 (the Zen 4 run's) 3.33, "
-    "32x48x256 3.06, 32x48x32 2.65: a copy of W as large (208 x 512) runs 3x faster, so it is not the "
-    "copy's size; not diagnosed further.",
+    "- Register tiles are sized by a model of their own since 2026-12-06 (`tile_sizes::choose_register`, "
+    "`autosched tile-sizes --register RxC [--columns-outside]`; `sampler::SPACE` 10): the block the "
+    "outer point loop's slivers sweep (A's rows x k with the columns outside, B's k x columns with the "
+    "rows outside) must fit three quarters of the L1 beside the sliver, the tile the L2 budget; among "
+    "those, the fewest cycles per iteration: the lines loaded (the output's box once for all the k "
+    "tiles of its rows and columns, which find it in the L2), the accumulators' loads and stores per "
+    "entry of k (with the columns outside, the output's lines walked down its rows, unprefetched), "
+    "times a partial tile's and an uneven parallel share's costs. Before, the search's register tiles "
+    "took the cache tile's sizes (`choose_interleaved`, half the L2) made whole register tiles. The "
+    "search's sizes against the optimum, the three sweeps of this host's register grids today (08:45 "
+    "with the cache tile's sizes; 10:15 with the first form of the new model, without the output's "
+    "reuse along k and the walked lines; 10:33 with the model as it is): gemm 0.710, 0.934, 0.954; "
+    "2mm 0.946, 0.934, 0.999; batched-matmul 0.948, 0.956, 1.001; dense 0.282, 0.850, 0.865. The "
+    "grids are flat and noisy: between the sweeps 2mm's optimum moved from [200, 240, 55] to [80, "
+    "240, 25] and back, and the whole grid ran faster at 10:33 (gemm's optimum 28.1, 25.3, 20.0 ms), "
+    "so a few percent is within the noise. Scored on each sweep's grid (`--evaluate`, the grid point "
+    "the model charges least): gemm 0.959, 0.901, 0.922; 2mm 0.985, 0.940, 0.998; batched-matmul 0.973, "
+    "0.963, 0.997; dense 0.890, 0.906, 0.899.",
+    "- What the L1 check catches (dense+register, rows outside, W's copy k x columns): the grid's three "
+    "points whose copy outgrows the L1 with rows a power of two apart (128 x 128, 128 x 256 and 64 "
+    "columns x 256) ran 4.9-5.1 ms against 2.0-2.4 at the others (10:33 sweep). What it misses: "
+    "dense's fastest k tile is 32 in all three sweeps, where the model prefers 64-128 (fewer "
+    "accumulator reloads). A guess, not checked: x is not packed and its rows lie 8 KiB apart, so "
+    "the register tile's rows of x fall into the same L1 sets and crowd out the lines of W's block "
+    "there, the more the longer the k tile.",
+    "- Which loop lost with the cache tile's sizes on gemm+register (09:34 UTC, same host, one "
+    "`autosched run` of 7 variants, 7 timed runs each after a warm-up, medians, MAD 0.3-1.2%, outputs "
+    "equal): the row tile. Rows x columns x k: 258x224x400 38.2 ms, 258x224x200 35.9, 258x288x120 "
+    "35.3; 126x224x400 31.8, 126x288x200 (the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 "
+    "27.0: the packed block of A that the row tile sets (258 x 400 floats, 413 KB) outgrows the L1 "
+    "that each column sliver sweeps it from.",
+    "- The search offers both sizings (the register model's first, then the cache tile's made whole "
+    "register tiles where they differ), because neither model knows everything that decides: gemm's "
+    "8x32 tile unpacked with the rows outside (model mode's schedule) runs by its row tile alone, 248 "
+    "rows 34.4 ms, 256 rows 49.1, 504 rows (the register model's) 63.3, whatever the columns (32 or "
+    "128) and k (48 to 400) (11:00 UTC, one `autosched run`, 7 timed runs, medians); not explained "
+    "by the lines, the pages or the tiles' share among the cores, not diagnosed. Model mode on the "
+    "31 benchmark kernels (benchmarks/search-time.sh, the shipped model, old and new builds): with "
+    "the register model's sizes alone six decisions changed, measured against the old ones in one "
+    "run each (9 timed runs, medians, outputs equal): dense 0.339 of the old time, 2mm 0.934, "
+    "attention-scores 0.936, batched-matmul 0.952, 3mm 1.079, gemm 1.311 (the 504 rows above); with "
+    "both sizings offered two changed, dense 0.323 and batched-matmul 0.908, the other 29 decided "
+    "as before. hybrid on gemm (one run, 11 timed runs): 29.9 ms with the cache tile's sizes, 27.1 "
+    "with the register model's alone ([42, 560, 96], packed 6x16, columns outside), 29.1 with both "
+    "offered ([500, 224, 32], a 4x32 tile with one input packed; hybrid measures the best-ranked "
+    "schedule of each register tile and packing, and of the packed 6x16 with the columns outside "
+    "none was among its 19 measured). Shipped: both offered, no model-mode decision slower than "
+    "before; hybrid's gemm is where the register model's sizes alone would have paid.",
 ]
 
 
@@ -189,9 +213,12 @@ def main() -> int:
         if only and name not in only:
             continue
         trips = trip_counts(ROOT / "benchmarks" / rel, band, prefix)
-        sizes = search_sizes(rel, prefix, band, trips, units)
+        # The schedule nests the tile's columns outside its rows (interchanged after the tiling).
+        outside = f"interchange({band[1]}, {band[0]}" in suffix
+        sizes = search_sizes(rel, prefix, band, trips, units, outside)
         for key, other in others.items():
-            other_sizes = search_sizes(rel, prefix, other, trip_counts(ROOT / "benchmarks" / rel, other, prefix), units)
+            other_sizes = search_sizes(rel, prefix, other, trip_counts(ROOT / "benchmarks" / rel, other, prefix), units,
+                                       f"interchange({other[1]}, {other[0]}" in suffix)
             suffix = suffix.replace("{" + key + "}", "tile(" + ", ".join(f"{l}:{s}" for l, s in zip(other, other_sizes)) + ")")
         r = sweep(name, rel, prefix, band, suffix, trips, register_grid(trips, units), sizes, args.reps)
         r["register_tile"] = list(units)
@@ -272,19 +299,24 @@ def register_size(size: int, trips: int, unit: int) -> int:
     return (size + unit - 1) // unit * unit
 
 
-def model_choice(rel: str, band: list[str], prefix: str) -> dict:
+def model_choice(rel: str, band: list[str], prefix: str, extra: list[str] = ()) -> dict:
     """`autosched tile-sizes`' answer for a band after the steps `prefix` (its first line)."""
-    out = subprocess.run([AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / rel, "--band", ",".join(band), "-s", prefix],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / rel, "--band", ",".join(band), "-s", prefix,
+                          *extra], check=True, capture_output=True, text=True).stdout
     return json.loads(out.splitlines()[0])
 
 
-def search_sizes(rel: str, prefix: str, band: list[str], trips: list[int], units: tuple[int, int]) -> list[int]:
+def search_sizes(rel: str, prefix: str, band: list[str], trips: list[int], units: tuple[int, int],
+                 columns_outside: bool) -> list[int]:
     """The tiling the search's register-tile lookahead gives a band on this host: the analytic
-    model's sizes for interleaved chains (`autosched tile-sizes`' `interleaved` where it
-    differs from its `choice`; src/schedule/kinds/tile.rs offers those), rows and columns made
-    whole register tiles."""
-    model = model_choice(rel, band, prefix)
+    model's sizes for the register tile (`autosched tile-sizes --register`, whose point loops
+    nest columns outside rows where the schedule interchanges them so); where it has none, the
+    sizes for interleaved chains (`interleaved` where it differs from `choice`) made whole
+    register tiles, as src/schedule/kinds/tile.rs falls back."""
+    extra = ["--register", f"{units[0]}x{units[1]}"] + (["--columns-outside"] if columns_outside else [])
+    model = model_choice(rel, band, prefix, extra)
+    if model.get("register"):
+        return list(model["register"]["sizes"])
     sizes = list(model.get("interleaved", model["choice"])["sizes"])
     return [register_size(s, t, units[i]) if i < 2 else s for i, (s, t) in enumerate(zip(sizes, trips))]
 
@@ -303,37 +335,46 @@ def register_grid(trips: list[int], units: tuple[int, int]) -> list[list[int]]:
 
 
 def evaluate(path: pathlib.Path, budget: int | None, cores: int | None) -> int:
-    """Ranks a recorded sweep's grid by the current model's cost (no measurement)."""
+    """Ranks a recorded sweep's grid by the current model's cost (no measurement): the plain
+    tilings by `autosched tile-sizes --sizes`, the register tiles by the same with --register
+    (their L1 and, where the sweep does not record it, the budget: this machine's)."""
     doc = json.loads(path.read_text())
-    prefixes = {k[0]: k[2] for k in KERNELS}
+    plain_kernels = {k[0]: k for k in KERNELS}
+    register_kernels = {k[0]: k for k in REGISTER_KERNELS}
     within = 0
-    plain = [r for r in doc["results"] if "register_tile" not in r]
-    for r in plain:
-        b = budget or r["model"]["budget_bytes"]
+    scored = [r for r in doc["results"] if r["kernel"] in plain_kernels or r["kernel"] in register_kernels]
+    for r in scored:
+        b = budget or r["model"].get("budget_bytes")
         c = cores or doc.get("cores", 2)
         points = {l: [int(x) for x in l[1:].split("x")] for l in r["all_ms"]}
-        cmd = [AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / r["file"], "--band", ",".join(r["band"]),
-               "-s", prefixes[r["kernel"]], "--budget", str(b), "--cores", str(c)]
+        cmd = [AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / r["file"], "--band", ",".join(r["band"]), "--cores", str(c)]
+        cmd += ["--budget", str(b)] if b else []
+        if r["kernel"] in register_kernels:
+            _, _, prefix, band, suffix, units, _ = register_kernels[r["kernel"]]
+            cmd += ["-s", prefix, "--register", f"{units[0]}x{units[1]}"]
+            cmd += ["--columns-outside"] if f"interchange({band[1]}, {band[0]}" in suffix else []
+        else:
+            cmd += ["-s", plain_kernels[r["kernel"]][2]]
         out = subprocess.run(cmd + [a for p in points.values() for a in ("--sizes", ",".join(map(str, p)))],
                              check=True, capture_output=True, text=True).stdout.splitlines()
         costs = {l: json.loads(line)["cost"] for l, line in zip(points, out)}
-        choice = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[0])
+        answer = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[0])
+        choice = answer.get("register") or answer["choice"]
         fits = [l for l in points if costs[l] is not None]
         if not fits:
-            print(f"{r['kernel']}: no grid point fits the budget ({b} bytes); the model's choice "
-                  f"{choice['choice']['sizes']}")
+            print(f"{r['kernel']}: no grid point fits ({b or 'this machine'}'s budget); the model's choice {choice['sizes']}")
             continue
         pick = min(fits, key=lambda l: costs[l])
         best = min(r["all_ms"], key=r["all_ms"].get)
         ratio = r["all_ms"][best] / r["all_ms"][pick]
         within += ratio >= 0.95
         rank = 1 + sum(v < r["all_ms"][pick] for v in r["all_ms"].values())
-        sizes = choice["choice"]["sizes"]
+        sizes = choice["sizes"]
         on_grid = "g" + "x".join(map(str, sizes))
         at = f"{r['all_ms'][on_grid]:.2f} ms ({r['all_ms'][best] / r['all_ms'][on_grid]:.3f})" if on_grid in r["all_ms"] else "off the grid"
         print(f"{r['kernel']}: grid's cheapest {points[pick]} {r['all_ms'][pick]:.2f} ms = {ratio:.3f} of the optimum "
               f"{points[best]} (rank {rank} of {len(points)}); the model's choice {sizes}: {at}")
-    print(f"within 5% on the grid: {within} of {len(plain)}")
+    print(f"within 5% on the grid: {within} of {len(scored)}")
     return 0
 
 
@@ -349,9 +390,9 @@ def table(results: list) -> list[str]:
         if register:
             out += ["", "Register tiles: the schedules the search chose (the 2026-12-06 RESULTS.md run), their "
                         "tiling's sizes swept; the rows and columns of the grid are whole register tiles as the "
-                        "search makes them. The search's sizes: those it chooses on the sweep's host (the analytic "
-                        "model's tiling for interleaved chains, made whole register tiles by the register-tile "
-                        "lookahead).", ""]
+                        "search makes them. The search's sizes: the register-tile model's on the sweep's host "
+                        "(`autosched tile-sizes --register`, for the order of the schedule's point loops), the "
+                        "first sizing the register-tile lookahead offers.", ""]
         out += [
             f"| kernel | template (S: the sizes) | grid | optimum (sizes, ms, MAD) | {chosen} (sizes, ms, MAD) | optimum / chosen | rank |",
             "| --- | --- | ---: | --- | --- | ---: | ---: |",

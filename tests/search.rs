@@ -1128,28 +1128,41 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     // The sizes depend on the caches and the vector registers: those of a fixed host (the
     // Zen 4 kind: 2 cores, L2 1 MiB each, AVX-512), so that the sequences are the same on
     // every machine (on an Intel host with 2 MiB of L2 the first product's columns are 464).
-    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32 };
+    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32, l1_bytes: 32 << 10 };
     let sequences = zen4.scoped(|| lookahead(&p, &identity, Stage::Distribute, &candidates(&p, &identity, Stage::Distribute)));
     // One register tile on both bands, the first that leaves room for the column vectors and
     // a broadcast (8x16 with AVX-512's 32 registers, 6x16 with AVX2's 16), unpacked, with
     // each product's row-invariant input packed, and with both inputs packed and the columns
-    // outside the rows; only in the first tiling made whole register tiles (192 and 240
-    // columns: 192 leaves a partial last tile of 900 to peel, 240 is the divisor of 1200
-    // nearest above), not in the first whole tiling as it is (100 and 200 columns, divisors of 900
-    // and 1200): 100 columns of 16 would leave a clean-up copy in every tile.
+    // outside the rows; at the register-tile model's sizes for the order of the point loops
+    // (`tile_sizes::choose_register`) and at the first tiling made whole register tiles (192
+    // and 240 columns: 192 leaves a partial last tile of 900 to peel, 240 is the divisor of
+    // 1200 nearest above), not in the first whole tiling as it is (100 and 200 columns,
+    // divisors of 900 and 1200): 100 columns of 16 would leave a clean-up copy in every tile.
     let rows = 8;
-    assert_eq!(sequences.len(), 3, "{sequences:?}");
-    let columns = |seq: &Vec<Transform>| -> Vec<u32> {
+    assert_eq!(sequences.len(), 6, "{sequences:?}");
+    let sizes = |seq: &Vec<Transform>| -> Vec<[u32; 3]> {
         seq.iter()
             .filter_map(|t| match t {
-                Transform::Tile(tile) => Some(tile.band[1].1),
+                Transform::Tile(tile) => Some([tile.band[0].1, tile.band[1].1, tile.band[2].1]),
                 _ => None,
             })
             .collect()
     };
-    let multiples_of_register_tile = sequences.iter().filter(|seq| columns(seq).iter().all(|c| c % 16 == 0)).count();
-    assert_eq!(multiples_of_register_tile, 3, "{sequences:?}");
-    assert!(sequences.iter().all(|seq| columns(seq) == [192, 240]), "{sequences:?}");
+    let columns = |seq: &Vec<Transform>| -> Vec<u32> { sizes(seq).iter().map(|s| s[1]).collect() };
+    let multiples_of_register_tile = sequences.iter().filter(|seq| sizes(seq).iter().all(|s| s[0] % rows == 0 && s[1] % 16 == 0)).count();
+    assert_eq!(multiples_of_register_tile, 6, "{sequences:?}");
+    let (rounded, sized): (Vec<_>, Vec<_>) = sequences.iter().partition(|seq| columns(seq) == [192, 240]);
+    assert_eq!((rounded.len(), sized.len()), (3, 3), "{sequences:?}");
+    // The register model's: the block the outer point loop's slivers sweep fits 3/4 of the 32
+    // KiB L1 (f32: 16 to a line): B's k x columns with the rows outside, A's rows x k with
+    // the columns outside (after an interchange).
+    for seq in &sized {
+        let outside = seq.iter().any(|t| t.kind() == "interchange");
+        for [r, c, k] in sizes(seq) {
+            let swept = if outside { r as u64 * (k as u64).div_ceil(16) } else { k as u64 * (c as u64).div_ceil(16) };
+            assert!(swept * 64 <= 24 << 10, "{r}x{c}x{k} sweeps {swept} lines: {seq:?}");
+        }
+    }
     for seq in &sequences {
         let s = Schedule { steps: seq.clone() };
         let text = s.to_string();

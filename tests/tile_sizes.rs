@@ -29,7 +29,7 @@ fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
     let trips = [1000i64, 1200, 1100];
     let mut last = f64::INFINITY;
     for budget in [32u64 << 10, 128 << 10, 512 << 10, 2 << 20] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
         assert!(c.footprint_bytes <= budget, "{c:?}");
         assert!(c.footprint_bytes >= budget / 4, "the tile uses the budget: {c:?}");
         for (s, t) in c.sizes.iter().zip(trips) {
@@ -56,14 +56,14 @@ fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
     for budget in [64u64 << 10, 256 << 10] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
         assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
     }
     // syr2k's j loop runs to i: no constant trip count.
     let tri = program("benchmarks/polybench/syr2k.mlir");
     let tree = Scheduled::new(&tri, &Schedule::default()).unwrap();
     let b = band(&tri, &tree, &["L0.1", "L0.1.0"]);
-    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1, vector_registers: 16 }).is_none());
+    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).is_none());
 }
 
 #[test]
@@ -82,7 +82,7 @@ fn the_search_is_offered_the_models_sizes() {
     unique.dedup();
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
     // Inside a scope the sizes are another host's (regenerating its data); outside, this one's.
-    let small = Target { budget_bytes: 16 << 10, cores: 1, vector_registers: 16 };
+    let small = Target { budget_bytes: 16 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 };
     let c = choose_interleaved(&p, &tree, &b, &small).unwrap();
     let want_small = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     assert_ne!(want_small, want, "a 16 KiB budget gives other sizes");
@@ -104,7 +104,7 @@ fn the_outermost_loop_is_shared_evenly_among_the_cores() {
     let tree = Scheduled::new(&p, &Schedule::default()).unwrap();
     let b = band(&p, &tree, &["L1", "L1.0", "L1.0.0"]);
     for cores in [2usize, 4, 8] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores, vector_registers: 16 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
         assert!(imbalance(256, c.sizes[0], cores) < 1.05, "{cores} cores: {c:?}");
     }
 }
@@ -120,7 +120,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
     for budget in [128u64 << 10, 512 << 10, 2 << 20] {
-        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 16 };
+        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 };
         let c = choose(&p, &tree, &b, &target).unwrap();
         assert!(c.sizes[2] <= 64, "{budget}: {c:?}");
         assert!(c.footprint_bytes <= budget, "{c:?}");
@@ -135,7 +135,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.0", "L0.0.d1"]);
-    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16 }).unwrap();
+    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
     assert!(c.sizes[2] > 64, "{c:?}");
 }
 
@@ -148,7 +148,7 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
     let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
-    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16 };
+    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 };
     let c = choose(&p, &tree, &b, &target).unwrap();
     let best = cost(&p, &tree, &b, &target, &c.sizes).unwrap();
     for sizes in [[16u32, 20, 16], [32, 40, 32], [32, 125, 256], [16, 50, 64], [32, 200, 16]] {
@@ -171,4 +171,65 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
     let want = cost(&p, &tree, &b, &target, &[32, 40, 32]).unwrap();
     assert!((lines[0]["cost"].as_f64().unwrap() - want).abs() < 1e-9 * want, "{lines:?}");
     assert!(lines[1]["cost"].is_null(), "{lines:?}");
+}
+
+#[test]
+fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
+    // PolyBench gemm as the register tile's band: rows i (1000), columns j (1100), k (1200).
+    // The cache tile's sizes fill half of the L2 (rows 258 on a 2 MiB L2, which ran 1.4x
+    // slower than 54 as a packed 6x16 tile); the register tile's keep the block each sliver
+    // of the outer point loop sweeps in L1: A's rows x k with the columns outside, B's k x
+    // columns with the rows outside.
+    use affine_autosched::schedule::kinds::register_tile_sizes;
+    use affine_autosched::schedule::tile_sizes::PointOrder;
+    let p = program("benchmarks/polybench/gemm.mlir");
+    let s: Schedule = "distribute(L0); interchange(L0.1.0, L0.1)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.1.0", "L0.1"]);
+    let nodes: [usize; 3] = b.clone().try_into().unwrap();
+    let trips = [1000i64, 1100, 1200];
+    for (l1, budget) in [(32u64 << 10, 512u64 << 10), (48 << 10, 1 << 20)] {
+        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 32, l1_bytes: l1 };
+        let cache_tile = choose_interleaved(&p, &tree, &b, &target).unwrap();
+        for (order, unit) in [(PointOrder::ColumnsOutside, [6u32, 16]), (PointOrder::RowsOutside, [8, 16])] {
+            let c = register_tile_sizes(&p, &tree, nodes, &target, unit, order).unwrap();
+            let [rows, cols, k] = [c.sizes[0] as u64, c.sizes[1] as u64, c.sizes[2] as u64];
+            assert!(c.footprint_bytes <= budget, "{c:?}");
+            assert!(c.sizes.iter().all(|s| *s >= 32) && c.sizes.iter().zip(trips).all(|(s, t)| (*s as i64) < t), "{c:?}");
+            // Whole register tiles along the rows and columns.
+            assert!(rows % unit[0] as u64 == 0 && cols % unit[1] as u64 == 0, "{c:?}");
+            // The swept block of f32 in L1 (its lines: 4-byte elements, 16 to a line).
+            let swept = match order {
+                PointOrder::ColumnsOutside => rows * k.div_ceil(16) * 64,
+                PointOrder::RowsOutside => k * cols.div_ceil(16) * 64,
+            };
+            assert!(swept <= l1, "{order:?} at L1 {l1}: {c:?} sweeps {swept} bytes");
+            // Smaller along the swept block's rows than the cache tile where that fills L1.
+            if order == PointOrder::ColumnsOutside {
+                assert!(c.sizes[0] < cache_tile.sizes[0], "{c:?} vs the cache tile {cache_tile:?}");
+            }
+        }
+    }
+    // The command prints the same sizes (`register`).
+    let target = Target { budget_bytes: 1 << 20, cores: 2, vector_registers: 32, l1_bytes: 48 << 10 };
+    let want = register_tile_sizes(&p, &tree, nodes, &target, [6, 16], PointOrder::ColumnsOutside).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
+        .args(["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<u32> = serde_json::from_value(v["register"]["sizes"].clone()).unwrap();
+    assert_eq!(got, want.sizes);
+    // A malformed tile is refused with the option named.
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
+        .args(["--register", "6by16"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--register 6by16"));
 }

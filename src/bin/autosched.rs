@@ -260,6 +260,18 @@ enum Command {
         /// its tiles do not fit the budget. For scoring the model against a measured sweep.
         #[arg(long = "sizes")]
         sizes: Vec<String>,
+        /// Also the sizes for a register tile of ROWSxCOLUMNS (the unroll-and-jam factors, as
+        /// `6x16`) over a band of rows, columns and reduction (`register` in the output): what
+        /// the search's register-tile lookahead tiles the band at.
+        #[arg(long)]
+        register: Option<String>,
+        /// With --register: the tile's point loops nested columns outside rows (the lookahead's
+        /// order where it packs both inputs), not rows outside columns.
+        #[arg(long, requires = "register")]
+        columns_outside: bool,
+        /// One core's share of the L1 data cache in bytes (default: this machine's).
+        #[arg(long)]
+        l1: Option<u64>,
     },
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
@@ -968,8 +980,27 @@ fn load_model(model: Option<PathBuf>, onnxruntime: Option<PathBuf>) -> Result<st
     })
 }
 
-fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>, cores: Option<usize>, sizes: Vec<String>) -> ExitCode {
+/// `autosched tile-sizes`' options beside the file, band and schedule.
+struct TileSizesOptions {
+    budget: Option<u64>,
+    cores: Option<usize>,
+    sizes: Vec<String>,
+    register: Option<String>,
+    columns_outside: bool,
+    l1: Option<u64>,
+}
+
+fn tile_sizes(file: PathBuf, band: String, schedule: String, options: TileSizesOptions) -> ExitCode {
     use affine_autosched::schedule::{tile_sizes, tree::Scheduled, LoopName, Tile, Transform};
+    let TileSizesOptions { budget, cores, sizes, register, columns_outside, l1 } = options;
+    let unit: Option<[u32; 2]> = match register.as_deref().map(|r| r.split_once('x').map(|(a, b)| (a.trim().parse::<u32>(), b.trim().parse::<u32>()))) {
+        None => None,
+        Some(Some((Ok(r), Ok(c)))) if r > 0 && c > 0 => Some([r, c]),
+        Some(_) => {
+            eprintln!("autosched: error: --register {}: expected ROWSxCOLUMNS, two positive factors (as 6x16)", register.unwrap_or_default());
+            return ExitCode::from(2);
+        }
+    };
     let spec = match parse_spec(&schedule) {
         Ok(s) => s,
         Err(code) => return code,
@@ -990,11 +1021,22 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
         Ok(m) => m,
         Err(code) => return code,
     };
+    if unit.is_some() && names.len() != 3 {
+        eprintln!("autosched: error: --register: the band must be three loops (rows, columns, reduction), not {}", names.len());
+        return ExitCode::from(2);
+    }
+    let order = if columns_outside { tile_sizes::PointOrder::ColumnsOutside } else { tile_sizes::PointOrder::RowsOutside };
+    // With --register, --sizes are scored as the register tile's band.
+    let register_kernel = |program: &affine_autosched::ir::Program, tree: &Scheduled, nodes: &[usize]| {
+        let band3 = <[usize; 3]>::try_from(nodes.to_vec()).ok()?;
+        unit.map(|u| affine_autosched::schedule::kinds::register_kernel(program, tree, band3, u, order))
+    };
     let machine = tile_sizes::Target::machine();
     let target = tile_sizes::Target {
         budget_bytes: budget.unwrap_or(machine.budget_bytes),
         cores: cores.unwrap_or(machine.cores).max(1),
         vector_registers: machine.vector_registers,
+        l1_bytes: l1.unwrap_or(machine.l1_bytes),
     };
     quiet_on_broken_pipe();
     for f in module.functions() {
@@ -1026,7 +1068,10 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
                 let vector: Result<Vec<u32>, _> = text.split(',').map(|s| s.trim().parse::<u32>()).collect();
                 match vector {
                     Ok(v) if v.len() == nodes.len() && v.iter().all(|s| *s > 0) => {
-                        let cost = tile_sizes::cost(&program, &tree, &nodes, &target, &v);
+                        let cost = match register_kernel(&program, &tree, &nodes) {
+                            Some(kernel) => tile_sizes::register_cost(&program, &tree, &nodes, &target, kernel, &v),
+                            None => tile_sizes::cost(&program, &tree, &nodes, &target, &v),
+                        };
                         println!("{}", serde_json::json!({"function": name, "sizes": v, "cost": cost}));
                     }
                     _ => {
@@ -1047,6 +1092,10 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, budget: Option<u64>
         // tile that interleaves its chains (the ones the search is offered).
         if let Some(other) = tile_sizes::choose_interleaved(&program, &tree, &nodes, &target).filter(|c| c.sizes != choice.sizes) {
             out["interleaved"] = serde_json::json!(other);
+        }
+        if let (Some(unit), Ok(band3)) = (unit, <[usize; 3]>::try_from(nodes.clone())) {
+            let choice = affine_autosched::schedule::kinds::register_tile_sizes(&program, &tree, band3, &target, unit, order);
+            out["register"] = serde_json::json!(choice);
         }
         println!("{out}");
     }
@@ -1608,7 +1657,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Tune(args) => tune(args),
-        Command::TileSizes { file, band, schedule, budget, cores, sizes } => tile_sizes(file, band, schedule, budget, cores, sizes),
+        Command::TileSizes { file, band, schedule, budget, cores, sizes, register, columns_outside, l1 } => {
+            tile_sizes(file, band, schedule, TileSizesOptions { budget, cores, sizes, register, columns_outside, l1 })
+        }
         Command::Layout => {
             quiet_on_broken_pipe();
             println!("{}", serde_json::to_string_pretty(&affine_autosched::features::layout::spec()).expect("serializes"));

@@ -105,8 +105,10 @@ impl Walk {
 /// 2026-12-06's register tiles of the loops as they are, proposed at the Interchange and
 /// Accumulate stages, whose rows need not be right above the columns nor the reduction one
 /// loop deep (`unroll::register_tile_loops`: pointwise-conv's k over h and w, conv2d's c, r
-/// and s), and no jams inside a jammed loop.
-pub const SPACE: u32 = 9;
+/// and s), and no jams inside a jammed loop. 10: since 2026-12-06 afternoon's register tiles
+/// sized for themselves (`tile_sizes::choose_register`: the block their point loops sweep kept
+/// in L1) instead of the analytic model's cache tile made whole register tiles.
+pub const SPACE: u32 = 10;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

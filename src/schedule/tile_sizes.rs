@@ -59,6 +59,14 @@ pub struct Target {
     pub cores: usize,
     /// Vector registers (16 or 32): which register tiles fit (`kinds::unroll`).
     pub vector_registers: u32,
+    /// One core's share of the first-level data cache: what a register tile's panels must
+    /// fit ([`choose_register`]).
+    pub l1_bytes: u64,
+}
+
+/// One core's share of the first-level data cache; 32 KiB where sysfs does not say.
+pub fn l1_bytes(caches: &[Cache]) -> u64 {
+    caches.iter().find(|c| c.level == 1).map_or(32 << 10, |c| c.bytes / c.shared_by.max(1) as u64)
 }
 
 impl Target {
@@ -68,13 +76,19 @@ impl Target {
             budget_bytes: budget(crate::machine::caches()),
             cores: crate::machine::cores(),
             vector_registers: crate::machine::vector_registers(),
+            l1_bytes: l1_bytes(crate::machine::caches()),
         }
     }
 
     /// The host a data point records (its `machine.caches`, `cores` and `isa`), to draw
     /// again the candidates it was drawn from on another host.
     pub fn recorded(caches: &[Cache], cores: usize, isa: &[String]) -> Target {
-        Target { budget_bytes: budget(caches), cores: cores.max(1), vector_registers: crate::machine::vector_registers_of(isa) }
+        Target {
+            budget_bytes: budget(caches),
+            cores: cores.max(1),
+            vector_registers: crate::machine::vector_registers_of(isa),
+            l1_bytes: l1_bytes(caches),
+        }
     }
 
     /// What tiling candidates are sized for on this thread: this machine, unless inside
@@ -133,6 +147,226 @@ pub fn choose(program: &Program, tree: &Scheduled, band: &[usize], target: &Targ
 /// which it made worse (benchmarks/TILE-SIZES.md).
 pub fn choose_interleaved(program: &Program, tree: &Scheduled, band: &[usize], target: &Target) -> Option<TileChoice> {
     choose_with(&BandModel::new(program, tree, band)?, target, false)
+}
+
+/// How a register tile's point loops are nested inside its tile: which of the rows and
+/// columns loops sweeps the other's block (the order the Tile stage's lookahead makes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointOrder {
+    /// Rows outside the columns (the loops as tiled): each row sliver of `unit` rows reads
+    /// the whole k x columns block of the row-invariant input.
+    RowsOutside,
+    /// Columns outside the rows (interchanged after tiling, BLIS's order): each column
+    /// sliver reads the whole rows x k block of the column-invariant input.
+    ColumnsOutside,
+}
+
+/// A share of the L1 for the block one sliver of the outer point loop sweeps, the sliver
+/// and the accumulators' rows of the output: the rest holds the lines in flight and what the
+/// 8- to 12-way sets evict.
+const L1_SHARE: f64 = 0.75;
+
+/// Cycles of entering a register tile's reduction loop, beside its accumulators' loads and
+/// stores (bounds, the exit branch, the pointer updates of the unrolled body), as far as the
+/// out-of-order core does not overlap them with the previous entry's multiply-adds.
+const KERNEL_ENTRY_CYCLES: f64 = 2.5;
+
+/// Cycles per accumulator vector and entry of the reduction loop: a load and a store (two
+/// loads and one store issue per cycle), mostly overlapped like the entry. The weight of
+/// this and [`KERNEL_ENTRY_CYCLES`] against the lines barely matters: a quarter to twice
+/// these picked the same sizes on the swept grids (benchmarks/TILE-SIZES.md).
+const ACCUMULATOR_CYCLES: f64 = 0.5;
+
+/// Bytes of the vectors a register tile's accumulators are held in (LLVM prefers 256-bit
+/// vectors on the AVX-512 cores too, as `kinds::unroll` counts them).
+const ACCUMULATOR_VECTOR_BYTES: i64 = 32;
+
+/// The sizes for a register tile of `unit` (rows x columns, the unroll-and-jam factors) over
+/// `band` = [rows, columns, reduction] (the point loops nested as `order`), each of the rows and
+/// columns a whole number of register tiles, every size at least 32 (the lookahead's floor), as
+/// BLIS sizes its blocks (Low et al., "Analytical modeling is enough for high-performance BLIS",
+/// TOMS 2016): the block the outer point loop's slivers sweep (the column-invariant input's rows
+/// x k with the columns outside, the row-invariant one's k x columns with the rows outside) must
+/// stay in L1 beside one sliver ([`L1_SHARE`]), the whole tile's lines in the L2 budget; among
+/// those, the fewest cycles per iteration: the lines the tile loads (the output's once for all
+/// the k tiles of its rows and columns), and per entry of the reduction loop its accumulators'
+/// loads and stores and [`KERNEL_ENTRY_CYCLES`] (a short k tile pays them often), times the
+/// costs of a partial tile and of uneven shares of the parallel rows.
+/// `keep` rules out sizes the caller would not take (a register tile mostly in clean-up copies).
+/// None where no size fits or the band cannot be described.
+///
+/// Why not [`choose_interleaved`]'s sizes: those fill half of the L2 with the tile, and a register
+/// tile whose swept block outgrows the L1 rereads it from the L2 for every sliver. gemm's packed
+/// 6x16 tile ran 27-28 ms with 54 rows and 35-38 ms with 258 (a 2 MiB L2's choice), whatever the
+/// k tile (2-core Xeon, benchmarks/TILE-SIZES.md), its packed A not being laid out in BLIS's
+/// micro-panels: six rows of A read at once, a k tile apart.
+pub fn choose_register(
+    program: &Program,
+    tree: &Scheduled,
+    band: &[usize],
+    target: &Target,
+    kernel: RegisterKernel,
+    keep: impl Fn(&[u32]) -> bool,
+) -> Option<TileChoice> {
+    let model = RegisterModel::new(program, tree, band, kernel)?;
+    let trips = &model.band.trips;
+    let grid = |k: usize| -> Vec<u32> {
+        let t = trips[k];
+        let mut g: Vec<u32> = GRID
+            .iter()
+            .flat_map(|s| [*s, fitted_size(t, *s)])
+            .map(|s| if k < 2 { whole_register_size(s, t, kernel.unit[k]) } else { s })
+            .filter(|s| *s >= 32 && (*s as i64) < t)
+            .collect();
+        g.sort();
+        g.dedup();
+        g
+    };
+    let grids = [grid(0), grid(1), grid(2)];
+    let mut best: Option<(f64, [u32; 3], u64)> = None;
+    for &rows in &grids[0] {
+        for &cols in &grids[1] {
+            for &k in &grids[2] {
+                let sizes = [rows, cols, k];
+                if !keep(&sizes) {
+                    continue;
+                }
+                let Some(cost) = model.cost(&sizes, target) else { continue };
+                let iterations = rows as f64 * cols as f64 * k as f64;
+                // Ties (within 0.1%) go to the larger tile, then to the longer k and columns.
+                let better = match &best {
+                    None => true,
+                    Some((c, s, _)) => {
+                        cost.cycles < c * 0.999
+                            || (cost.cycles <= c * 1.001
+                                && (iterations, [k, cols, rows]) > (s.iter().map(|x| *x as f64).product(), [s[2], s[1], s[0]]))
+                    }
+                };
+                if better {
+                    best = Some((cost.cycles, sizes, cost.bytes));
+                }
+            }
+        }
+    }
+    let (_, sizes, footprint_bytes) = best?;
+    let lines = model.band.footprint.lines(&sizes);
+    Some(TileChoice {
+        footprint_bytes,
+        budget_bytes: target.budget_bytes,
+        lines_per_iteration: lines / sizes.iter().map(|s| *s as f64).product::<f64>(),
+        sizes: sizes.to_vec(),
+    })
+}
+
+/// What [`choose_register`] charges a register tile's band at `sizes` (rows, columns, k): None
+/// where the tile does not fit the L2 budget or its swept block the L1. For scoring the model
+/// against measurements (`autosched tile-sizes --register --sizes`).
+pub fn register_cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, kernel: RegisterKernel, sizes: &[u32]) -> Option<f64> {
+    let model = RegisterModel::new(program, tree, band, kernel)?;
+    let sizes: [u32; 3] = sizes.try_into().ok()?;
+    model.cost(&sizes, target).map(|c| c.cycles)
+}
+
+/// A register tile as [`choose_register`] sizes it: rows x columns (the unroll-and-jam
+/// factors), the order of its point loops, and the widest element its computations store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterKernel {
+    pub unit: [u32; 2],
+    pub order: PointOrder,
+    pub bytes: i64,
+}
+
+/// A register tile's band prepared for costing sizes.
+struct RegisterModel {
+    band: BandModel,
+    kernel: RegisterKernel,
+    /// Accumulator vectors of the register tile.
+    accumulators: f64,
+    /// Elements per accumulator vector.
+    lanes: f64,
+    /// Cycles per entry of the reduction loop to bring the accumulators' lines where the
+    /// prefetcher does not.
+    walked: f64,
+}
+
+impl RegisterModel {
+    fn new(program: &Program, tree: &Scheduled, band: &[usize], kernel: RegisterKernel) -> Option<RegisterModel> {
+        if band.len() != 3 || kernel.unit.iter().any(|u| *u == 0) {
+            return None;
+        }
+        let bytes = kernel.bytes.max(1);
+        let [rows, cols] = kernel.unit.map(i64::from);
+        // With the columns outside, consecutive entries walk the output down its rows, a row
+        // apart: each entry's accumulator lines come from the L2 unprefetched (with the rows
+        // outside they walk along a row, which the prefetcher follows). gemm's packed 6x16
+        // tile ran 4-6% slower at a k tile of 40 than of 120 with the columns outside (54 x 288
+        // and 126 x 288, 2-core Xeon); with the rows outside, 2mm's and dense's fastest k tiles
+        // were 25 and 32.
+        let walked = match kernel.order {
+            PointOrder::ColumnsOutside => LINE_CYCLES * (rows * ((cols * bytes).div_euclid(LINE_BYTES)).max(1)) as f64,
+            PointOrder::RowsOutside => 0.0,
+        };
+        Some(RegisterModel {
+            band: BandModel::new(program, tree, band)?,
+            kernel,
+            accumulators: (rows * ((cols * bytes + ACCUMULATOR_VECTOR_BYTES - 1) / ACCUMULATOR_VECTOR_BYTES)) as f64,
+            lanes: (ACCUMULATOR_VECTOR_BYTES / bytes).max(1) as f64,
+            walked,
+        })
+    }
+
+    fn cost(&self, sizes: &[u32; 3], target: &Target) -> Option<Cost> {
+        let [rows, cols, k] = *sizes;
+        let unit = self.kernel.unit;
+        let footprint = &self.band.footprint;
+        let trips = &self.band.trips;
+        let lines = footprint.lines(sizes);
+        let bytes = (lines * LINE_BYTES as f64) as u64;
+        if bytes > target.budget_bytes {
+            return None;
+        }
+        let swept = match self.kernel.order {
+            PointOrder::RowsOutside => [unit[0], cols, k],
+            PointOrder::ColumnsOutside => [rows, unit[1], k],
+        };
+        if footprint.lines(&swept) * LINE_BYTES as f64 > target.l1_bytes as f64 * L1_SHARE {
+            return None;
+        }
+        let iterations = rows as f64 * cols as f64 * k as f64;
+        // Two FMA pipes; the accumulators loaded and stored once per entry of k.
+        let compute = 1.0 / (2.0 * self.lanes);
+        let entry = (ACCUMULATOR_CYCLES * self.accumulators + KERNEL_ENTRY_CYCLES + self.walked)
+            / (unit[0] as f64 * unit[1] as f64 * k as f64);
+        // The output's box does not move along k: the k tiles of one rows x columns tile (the
+        // innermost tile loop) find it in the L2, loaded once for them all.
+        let (moving, fixed) = footprint.lines_along(sizes, 2);
+        let k_tiles = (trips[2] as f64 / k as f64).ceil().max(1.0);
+        let loaded = moving + fixed / k_tiles;
+        let partial = sizes.iter().zip(trips).any(|(s, t)| t % *s as i64 != 0);
+        let cycles = (compute + LINE_CYCLES * loaded / iterations + entry)
+            * if partial { PARTIAL_TILE_PENALTY } else { 1.0 }
+            * imbalance(trips[0], rows, target.cores);
+        Some(Cost { cycles, bytes })
+    }
+}
+
+/// `size` made a multiple of `unit`: kept where it is one, else the multiple nearest by ratio
+/// within [3/4, 3/2] of `size` that divides the loop's `trips` (whole tiles: nothing to peel),
+/// else `size` rounded up (its partial last tile peeled).
+pub fn whole_register_size(size: u32, trips: i64, unit: u32) -> u32 {
+    let unit = unit.max(1);
+    if size % unit == 0 {
+        return size;
+    }
+    let (lo, hi) = ((3 * size).div_ceil(4), 3 * size / 2);
+    (lo.div_ceil(unit)..=hi / unit)
+        .map(|m| m * unit)
+        .filter(|d| *d > 0 && trips % *d as i64 == 0)
+        .min_by(|a, b| {
+            let r = |d: &u32| (*d as f64 / size as f64).ln().abs();
+            r(a).total_cmp(&r(b))
+        })
+        .unwrap_or(size.div_ceil(unit) * unit)
 }
 
 fn choose_with(model: &BandModel, target: &Target, chains: bool) -> Option<TileChoice> {
@@ -379,28 +613,43 @@ impl Footprint {
     /// Cache lines one tile of `sizes` touches: the box each buffer's references span over
     /// the tile, the contiguous dimension counted in lines.
     fn lines(&self, sizes: &[u32]) -> f64 {
-        self.boxes
+        self.boxes.iter().map(|b| b.lines(sizes)).sum()
+    }
+
+    /// [`Footprint::lines`] of the boxes that move along band position `k`, and of those that
+    /// do not (the same box for every tile along it: C[i][j]'s along k).
+    fn lines_along(&self, sizes: &[u32], k: usize) -> (f64, f64) {
+        self.boxes.iter().fold((0.0, 0.0), |(moving, fixed), b| {
+            let lines = b.lines(sizes);
+            if b.dims.iter().any(|(_, w, _, _)| w.get(k).is_some_and(|w| *w != 0.0)) {
+                (moving + lines, fixed)
+            } else {
+                (moving, fixed + lines)
+            }
+        })
+    }
+}
+
+impl TileBox {
+    /// The lines this box touches over a tile of `sizes`.
+    fn lines(&self, sizes: &[u32]) -> f64 {
+        let last = self.dims.len().saturating_sub(1);
+        self.dims
             .iter()
-            .map(|b| {
-                let last = b.dims.len().saturating_sub(1);
-                b.dims
-                    .iter()
-                    .enumerate()
-                    .map(|(r, (base, weights, lo, hi))| {
-                        let span = base + weights.iter().zip(sizes).map(|(w, s)| w * (*s as f64 - 1.0)).sum::<f64>();
-                        let mut extent = span + (hi - lo) as f64;
-                        if let Some(d) = b.shape.get(r) {
-                            extent = extent.min((*d).max(1) as f64);
-                        }
-                        if r == last {
-                            // A row of `extent` elements at a random alignment: its expected lines.
-                            (extent - 1.0) / b.per_line + 1.0
-                        } else {
-                            extent
-                        }
-                    })
-                    .product::<f64>()
+            .enumerate()
+            .map(|(r, (base, weights, lo, hi))| {
+                let span = base + weights.iter().zip(sizes).map(|(w, s)| w * (*s as f64 - 1.0)).sum::<f64>();
+                let mut extent = span + (hi - lo) as f64;
+                if let Some(d) = self.shape.get(r) {
+                    extent = extent.min((*d).max(1) as f64);
+                }
+                if r == last {
+                    // A row of `extent` elements at a random alignment: its expected lines.
+                    (extent - 1.0) / self.per_line + 1.0
+                } else {
+                    extent
+                }
             })
-            .sum()
+            .product::<f64>()
     }
 }

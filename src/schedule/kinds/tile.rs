@@ -368,26 +368,12 @@ impl TransformKind for Tile {
     }
 }
 
-/// `t` with its first two sizes made multiples of `rows` and `cols`: kept where they are,
-/// else the multiple nearest by ratio within [3/4, 3/2] of the size that divides the loop's
-/// trip count (whole tiles: nothing to peel), else the size rounded up (its partial last
-/// tile peeled).
+/// `t` with its first two sizes made multiples of `rows` and `cols`
+/// ([`tile_sizes::whole_register_size`]).
 fn register_tiling(t: &Tile, trips: [i64; 2], rows: u32, cols: u32) -> Tile {
     let mut band = t.band.clone();
     for (k, unit) in [(0, rows), (1, cols)] {
-        let size = band[k].1;
-        if size % unit == 0 {
-            continue;
-        }
-        let (lo, hi) = ((3 * size).div_ceil(4), 3 * size / 2);
-        let whole = (lo.div_ceil(unit)..=hi / unit)
-            .map(|m| m * unit)
-            .filter(|d| trips[k] % *d as i64 == 0)
-            .min_by(|a, b| {
-                let r = |d: &u32| (*d as f64 / size as f64).ln().abs();
-                r(a).total_cmp(&r(b))
-            });
-        band[k].1 = whole.unwrap_or(size.div_ceil(unit) * unit);
+        band[k].1 = tile_sizes::whole_register_size(band[k].1, trips[k], unit);
     }
     Tile { band }
 }
@@ -434,7 +420,7 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
             order = column_order(program, tree, &nodes, b);
         }
         let bytes = super::unroll::element_bytes(program, tree, k);
-        let band = Band { k, tile: t, packed, order, trips: [rows_trips, cols_trips], bytes };
+        let band = Band { nodes: [nodes[0], nodes[1], k], k, tile: t, packed, order, trips: [rows_trips, cols_trips], bytes };
         let divides = rows_trips % t.band[0].1 as i64 == 0 && cols_trips % t.band[1].1 as i64 == 0;
         if divides && !has(&whole) {
             whole.push(band.clone());
@@ -443,18 +429,64 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
             any.push(band);
         }
     }
-    let mut out = register_tile_sequences(&whole, all_bands, true);
-    for seq in register_tile_sequences(&any, all_bands, false) {
-        if !out.contains(&seq) {
-            out.push(seq);
+    // The sizes for the register tile first, then the cache tile's made whole register tiles
+    // where they differ: which of them runs faster depends on the kernel and the host more than
+    // either model knows (gemm's 8x32 tile unpacked ran 43 ms at the cache tile's 256 x 224 x
+    // 400 and 60 at the register tile's 504 x 128 x 48, dense's 8x16 packed 19 ms at 512 x
+    // 256 and 6.5 at 96 x 64; 2-core Xeon, benchmarks/TILE-SIZES.md), so the search's model
+    // or measurement chooses.
+    let mut out = register_tile_sequences(program, tree, &whole, all_bands, Sizing::AsTiled);
+    for sizing in [Sizing::Register, Sizing::Rounded] {
+        for seq in register_tile_sequences(program, tree, &any, all_bands, sizing) {
+            if !out.contains(&seq) {
+                out.push(seq);
+            }
         }
     }
     out
 }
 
+/// `b`'s tiling sized for a `rows` x `cols` register tile whose point loops nest as `order`
+/// ([`register_tile_sizes`] for the current target); where that has no answer, `b`'s own
+/// tiling in whole register tiles.
+fn register_sized(program: &Program, tree: &Scheduled, b: &Band, rows: u32, cols: u32, order: tile_sizes::PointOrder) -> Tile {
+    match register_tile_sizes(program, tree, b.nodes, &tile_sizes::Target::current(), [rows, cols], order) {
+        Some(c) => Tile { band: b.tile.band.iter().zip(&c.sizes).map(|((l, _), s)| (l.clone(), *s)).collect() },
+        None => register_tiling(b.tile, b.trips, rows, cols),
+    }
+}
+
+/// The register tile of `unit` (rows x columns) over `band` whose point loops nest as `order`,
+/// as [`tile_sizes::choose_register`] describes it.
+pub fn register_kernel(program: &Program, tree: &Scheduled, band: [usize; 3], unit: [u32; 2], order: tile_sizes::PointOrder) -> tile_sizes::RegisterKernel {
+    tile_sizes::RegisterKernel { unit, order, bytes: super::unroll::element_bytes(program, tree, band[2]) }
+}
+
+/// The sizes of `band` = [rows, columns, reduction] (nodes) for a register tile of `unit`
+/// (rows x columns) whose point loops nest as `order`, for `target`: the analytic model's
+/// ([`tile_sizes::choose_register`]) among the sizes that leave the tile mostly whole
+/// ([`super::unroll::register_tile_mostly_whole`]).
+pub fn register_tile_sizes(
+    program: &Program,
+    tree: &Scheduled,
+    band: [usize; 3],
+    target: &tile_sizes::Target,
+    unit: [u32; 2],
+    order: tile_sizes::PointOrder,
+) -> Option<tile_sizes::TileChoice> {
+    let trips = [tree.trip_count(program, band[0])?, tree.trip_count(program, band[1])?];
+    let keep = |s: &[u32]| {
+        let side = |i: usize| (unit[i], Some(trips[i]), Some(i64::from(s[i])));
+        super::unroll::register_tile_mostly_whole(side(0), side(1))
+    };
+    tile_sizes::choose_register(program, tree, &band, target, register_kernel(program, tree, band, unit, order), keep)
+}
+
 /// A contraction band's tiling that [`register_tiles`] takes on to register tiles.
 #[derive(Clone)]
 struct Band<'a> {
+    /// The band's rows, columns and reducing loops' nodes.
+    nodes: [usize; 3],
     /// The band's innermost (reducing) loop's node.
     k: usize,
     tile: &'a Tile,
@@ -470,10 +502,20 @@ struct Band<'a> {
     bytes: i64,
 }
 
+/// How [`register_tile_sequences`] sizes a band's tiling.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sizing {
+    /// The tiling as it is: the whole tilings models trained before peeling saw.
+    AsTiled,
+    /// Its rows and columns made whole register tiles ([`register_tiling`]).
+    Rounded,
+    /// Sized for the register tile and the order of its point loops ([`register_sized`]).
+    Register,
+}
+
 /// The register-tile sequences of `bands` (each alone, and all at once where there are
-/// several; with `all_bands`, only the latter), their tilings as they are (`as_tiled`: the
-/// whole tilings models trained before peeling saw) or in whole register tiles.
-fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> Vec<Vec<Transform>> {
+/// several; with `all_bands`, only the latter), their tilings sized by `sizing`.
+fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], all_bands: bool, sizing: Sizing) -> Vec<Vec<Transform>> {
     let mut out = Vec::new();
     let mut groups: Vec<&[Band]> = if all_bands { Vec::new() } else { bands.chunks(1).take(LOOKAHEAD_TILINGS).collect() };
     if bands.len() >= 2 {
@@ -500,21 +542,29 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
             // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
             // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
             // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
-            let tiles: Vec<Tile> = group
-                .iter()
-                .map(|b| if as_tiled { b.tile.clone() } else { register_tiling(b.tile, b.trips, rows, cols) })
-                .collect();
+            // The tilings per order of the point loops (rows outside the columns as tiled, or
+            // the columns outside where the packings interchange them).
+            let tilings = |order: tile_sizes::PointOrder| -> Vec<Tile> {
+                group
+                    .iter()
+                    .map(|b| match sizing {
+                        Sizing::AsTiled => b.tile.clone(),
+                        Sizing::Rounded => register_tiling(b.tile, b.trips, rows, cols),
+                        Sizing::Register => register_sized(program, tree, b, rows, cols, order),
+                    })
+                    .collect()
+            };
+            let by_order = [tilings(tile_sizes::PointOrder::RowsOutside), tilings(tile_sizes::PointOrder::ColumnsOutside)];
             // Nor a tile that leaves much of its loops to the unrolls' clean-up copies
             // ([`super::unroll::MAX_CLEANUP_SHARE`]: 32 columns over a 56-wide loop), or one
             // in every tile (a whole tiling as it is whose tiles the register tile does not
             // divide: the models ranked gemm's 275-column tiles of 32 over the 288 fit).
-            let mostly_whole = group.iter().zip(&tiles).all(|(b, t)| {
-                let side = |i: usize, unit: u32| (unit, Some(b.trips[i]), Some(i64::from(t.band[i].1)));
-                super::unroll::register_tile_mostly_whole(side(0, rows), side(1, cols))
-            });
-            if !mostly_whole {
-                continue;
-            }
+            let mostly_whole = |tiles: &[Tile]| {
+                group.iter().zip(tiles).all(|(b, t)| {
+                    let side = |i: usize, unit: u32| (unit, Some(b.trips[i]), Some(i64::from(t.band[i].1)));
+                    super::unroll::register_tile_mostly_whole(side(0, rows), side(1, cols))
+                })
+            };
             // Unpacked, with the row-invariant input's tile packed, and with both inputs'
             // tiles packed and the columns' point loop outside the rows' (interchanged after
             // tiling): the register tile's column sliver of the row-invariant input then
@@ -534,6 +584,10 @@ fn register_tile_sequences(bands: &[Band], all_bands: bool, as_tiled: bool) -> V
                 .chain(reorder.then_some((1, false, true)))
                 .chain((both && reorder).then_some((2, true, true)));
             for (pack, columns_outside, reordered) in packings {
+                let tiles = &by_order[usize::from(columns_outside)];
+                if !mostly_whole(tiles) {
+                    continue;
+                }
                 let mut seq: Vec<Transform> = tiles.iter().map(|t| Transform::Tile(t.clone())).collect();
                 let names = |b: &Band| {
                     let [r, c, k] = [0, 1, 2].map(|i| b.tile.band[i].0.clone());
