@@ -106,9 +106,11 @@ NOTES = [
     "points whose copy outgrows the L1 with rows a power of two apart (128 x 128, 128 x 256 and 64 "
     "columns x 256) ran 4.9-5.1 ms against 2.0-2.4 at the others (10:33 sweep). What it misses: "
     "dense's fastest k tile is 32 in all three sweeps, where the model prefers 64-128 (fewer "
-    "accumulator reloads). A guess, not checked: x is not packed and its rows lie 8 KiB apart, so "
-    "the register tile's rows of x fall into the same L1 sets and crowd out the lines of W's block "
-    "there, the more the longer the k tile.",
+    "accumulator reloads). Not x's rows crowding W's block out of shared L1 sets (x is not packed, "
+    "its rows 8 KiB apart): with x's rows padded to 2064 floats, k 32 still ran 11-15% faster than "
+    "128 (48 columns: 2.69 against 3.03 ms; unpadded 2.65 against 3.01; 64 columns: 2.65 against "
+    "3.14; 11:52 UTC, one run each, 15 timed runs after 2 warm-ups, medians). Not diagnosed; W's "
+    "transposed copy, made once per tile and amortized over only 32 rows, is the next suspect.",
     "- Which loop lost with the cache tile's sizes on gemm+register (09:34 UTC, same host, one "
     "`autosched run` of 7 variants, 7 timed runs each after a warm-up, medians, MAD 0.3-1.2%, outputs "
     "equal): the row tile. Rows x columns x k: 258x224x400 38.2 ms, 258x224x200 35.9, 258x288x120 "
