@@ -109,8 +109,10 @@ NOTES = [
     "accumulator reloads). Not x's rows crowding W's block out of shared L1 sets (x is not packed, "
     "its rows 8 KiB apart): with x's rows padded to 2064 floats, k 32 still ran 11-15% faster than "
     "128 (48 columns: 2.69 against 3.03 ms; unpadded 2.65 against 3.01; 64 columns: 2.65 against "
-    "3.14; 11:52 UTC, one run each, 15 timed runs after 2 warm-ups, medians). Not diagnosed; W's "
-    "transposed copy, made once per tile and amortized over only 32 rows, is the next suspect.",
+    "3.14; 11:52 UTC, one run each, 15 timed runs after 2 warm-ups, medians). It comes with W's "
+    "transposed copy (made once per tile, amortized over only 32 rows): without the copy the same "
+    "sizes run within 4% of each other (7.43-7.72 ms; with it 2.72 at k 32, 3.07 at 128; 11:55 UTC, "
+    "one run, 15 timed runs). The register model does not charge a copy by its shape.",
     "- Which loop lost with the cache tile's sizes on gemm+register (09:34 UTC, same host, one "
     "`autosched run` of 7 variants, 7 timed runs each after a warm-up, medians, MAD 0.3-1.2%, outputs "
     "equal): the row tile. Rows x columns x k: 258x224x400 38.2 ms, 258x224x200 35.9, 258x288x120 "
