@@ -3,7 +3,7 @@
 
 use affine_autosched::ir::{self, Program};
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::tile_sizes::{choose, choose_interleaved, cost, imbalance, Target, LINE_BYTES};
+use affine_autosched::schedule::tile_sizes::{choose, choose_interleaved, cost, imbalance, register_cost, Target, LINE_BYTES};
 use affine_autosched::schedule::tree::Scheduled;
 use affine_autosched::schedule::Schedule;
 use affine_autosched::search::candidates::{candidates, Stage};
@@ -210,9 +210,18 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
             }
         }
     }
-    // The command prints the same sizes (`register`).
+    // The command prints the same sizes (`register`), and what it charges them is the least
+    // of what it charges other whole register tiles that fit.
     let target = Target { budget_bytes: 1 << 20, cores: 2, vector_registers: 32, l1_bytes: 48 << 10 };
     let want = register_tile_sizes(&p, &tree, nodes, &target, [6, 16], PointOrder::ColumnsOutside).unwrap();
+    let kernel = affine_autosched::schedule::kinds::register_kernel(&p, &tree, nodes, [6, 16], PointOrder::ColumnsOutside);
+    let best = register_cost(&p, &tree, &b, &target, kernel, &want.sizes).unwrap();
+    for other in [[54u32, 288, 120], [42, 288, 80], [120, 560, 48], [36, 560, 200], [258, 224, 400]] {
+        if let Some(c) = register_cost(&p, &tree, &b, &target, kernel, &other) {
+            assert!(best <= c * 1.001, "{:?} at {best} vs {other:?} at {c}", want.sizes);
+        }
+    }
+    assert_eq!(register_cost(&p, &tree, &b, &target, kernel, &[258, 224, 400]), None, "A's 258 x 400 block outgrows the L1");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
         .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
         .args(["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"])
@@ -223,6 +232,18 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let got: Vec<u32> = serde_json::from_value(v["register"]["sizes"].clone()).unwrap();
     assert_eq!(got, want.sizes);
+    // With --sizes, the register model's charge of each (null where it does not fit).
+    let scored = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
+        .args(["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"])
+        .args(["--sizes", "258,224,400", "--sizes", &want.sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(scored.status.success(), "{}", String::from_utf8_lossy(&scored.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8(scored.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines[0]["cost"].is_null(), "{lines:?}");
+    assert!((lines[1]["cost"].as_f64().unwrap() - best).abs() < 1e-12, "{lines:?}");
     // A malformed tile is refused with the option named.
     let bad = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
         .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])

@@ -395,7 +395,7 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
         let nodes: Option<Vec<usize>> = t.band.iter().map(|(l, _)| tree.node_named(program, l)).collect();
         let Some(nodes) = nodes else { continue };
         let k = nodes[2];
-        let has = |bands: &[Band]| bands.iter().any(|b| b.k == k);
+        let has = |bands: &[Band]| bands.iter().any(|b| b.nodes[2] == k);
         if (has(&whole) && has(&any))
             || !leaves.contains(&k)
             || !super::accumulate::reduces_in(program, tree, k)
@@ -420,7 +420,7 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
             order = column_order(program, tree, &nodes, b);
         }
         let bytes = super::unroll::element_bytes(program, tree, k);
-        let band = Band { nodes: [nodes[0], nodes[1], k], k, tile: t, packed, order, trips: [rows_trips, cols_trips], bytes };
+        let band = Band { nodes: [nodes[0], nodes[1], k], tile: t, packed, order, trips: [rows_trips, cols_trips], bytes };
         let divides = rows_trips % t.band[0].1 as i64 == 0 && cols_trips % t.band[1].1 as i64 == 0;
         if divides && !has(&whole) {
             whole.push(band.clone());
@@ -485,10 +485,8 @@ pub fn register_tile_sizes(
 /// A contraction band's tiling that [`register_tiles`] takes on to register tiles.
 #[derive(Clone)]
 struct Band<'a> {
-    /// The band's rows, columns and reducing loops' nodes.
+    /// The band's rows, columns and innermost (reducing) loops' nodes.
     nodes: [usize; 3],
-    /// The band's innermost (reducing) loop's node.
-    k: usize,
     tile: &'a Tile,
     /// The inputs to pack (argument positions): the row-invariant one, then the
     /// column-invariant one; packings take the first one or both.
