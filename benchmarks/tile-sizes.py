@@ -11,6 +11,7 @@ time over it. Writes benchmarks/results/tile-sizes.json and benchmarks/TILE-SIZE
 
 Needs a quiet machine (stop the data generator first):
     .venv/bin/python benchmarks/tile-sizes.py [--reps 5] [--only gemm,...]
+AUTOSCHED=PATH runs another build's `autosched` (to score a change with --evaluate first).
 """
 import argparse
 import itertools
@@ -24,7 +25,7 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-AUTOSCHED = ROOT / "build/cargo/release/autosched"
+AUTOSCHED = pathlib.Path(os.environ.get("AUTOSCHED", ROOT / "build/cargo/release/autosched"))
 CLASSES = [16, 32, 64, 128, 256]
 RESULTS = ROOT / "benchmarks/results/tile-sizes.json"
 MAX_VARIANTS = 80  # a 3-loop band drops the class 16 when the grid would exceed this
@@ -77,7 +78,7 @@ NOTES = [
     "Notes:",
     "",
     "- The plain tilings are the 2026-12-06 sweep of 08:40-08:51 UTC, the register tiles that of "
-    "10:33-10:41 UTC (7 timed runs each), both on a 2-core Intel Xeon (cpu family 6 model 207: L1d "
+    "12:22 UTC (7 timed runs each), both on a 2-core Intel Xeon (cpu family 6 model 207: L1d "
     "48 KiB, L2 2 MiB per core, L3 300 MiB, AVX-512; budget 1 MiB), nothing else running. The "
     "earlier sweeps (below) ran on AMD EPYC hosts with an L2 of 512 KiB (Zen 2) and 1 MiB (Zen 5).",
     "- Plain tilings: 4 of 7 within 5%, as on the Zen 2 host, with other misses: batched-matmul "
@@ -91,17 +92,33 @@ NOTES = [
     "those, the fewest cycles per iteration: the lines loaded (the output's box once for all the k "
     "tiles of its rows and columns, which find it in the L2), the accumulators' loads and stores per "
     "entry of k (with the columns outside, the output's lines walked down its rows, unprefetched), "
-    "times a partial tile's and an uneven parallel share's costs. Before, the search's register tiles "
+    "times a partial tile's and an uneven parallel share's costs, the share counting the partial "
+    "last tile of the rows as run after the parallel loop on one core (the jam peels it off the "
+    "parallel loop: `imbalance_peeled`; the rows may also be the largest whole register tiles that "
+    "give each core one or two tiles, below 32 where needed). Before, the search's register tiles "
     "took the cache tile's sizes (`choose_interleaved`, half the L2) made whole register tiles. The "
-    "search's sizes against the optimum, the three sweeps of this host's register grids today (08:45 "
-    "with the cache tile's sizes; 10:15 with the first form of the new model, without the output's "
-    "reuse along k and the walked lines; 10:33 with the model as it is): gemm 0.710, 0.934, 0.954; "
-    "2mm 0.946, 0.934, 0.999; batched-matmul 0.948, 0.956, 1.001; dense 0.282, 0.850, 0.865. The "
+    "search's sizes against the optimum, the four sweeps of this host's register grids today (08:45 "
+    "with the cache tile's sizes; 10:15 with a first form of the new model, without the output's "
+    "reuse along k and the walked lines; 10:33 with those, 3/4 of the L1 and the plain balance "
+    "term; 12:22 as it is): gemm 0.710, 0.934, 0.954, 1.022; 2mm 0.946, 0.934, 0.999, 0.988; "
+    "batched-matmul 0.948, 0.956, 1.001, 0.986; dense 0.282, 0.850, 0.865, 0.867. The "
     "grids are flat and noisy: between the sweeps 2mm's optimum moved from [200, 240, 55] to [80, "
     "240, 25] and back, and the whole grid ran faster at 10:33 (gemm's optimum 28.1, 25.3, 20.0 ms), "
-    "so a few percent is within the noise. Scored on each sweep's grid (`--evaluate`, the grid point "
-    "the model charges least): gemm 0.959, 0.901, 0.922; 2mm 0.985, 0.940, 0.998; batched-matmul 0.973, "
-    "0.963, 0.997; dense 0.890, 0.906, 0.899.",
+    "so a few percent is within the noise. Scored on the first three sweeps' grids (`--evaluate`, "
+    "the grid point the model charges least), the model at 10:33: gemm 0.959, 0.901, 0.922; 2mm "
+    "0.985, 0.940, 0.998; batched-matmul 0.973, 0.963, 0.997; dense 0.890, 0.906, 0.899; as it is: "
+    "gemm 0.989, 0.992, 0.988; 2mm 0.966, 0.992, 0.946; batched-matmul 0.949, 0.953, 0.981; dense "
+    "0.872, 0.811, 0.852.",
+    "- What the row tile decided on this host was mostly the parallel share: unroll-and-jam peels "
+    "the rows' partial last tile off the tile loop, so it runs after the parallel loop on one core "
+    "(the IR: `affine.parallel (0) to (768) step 256` for 1000 rows, then 232 rows alone). gemm's "
+    "8x32 tile unpacked ran 33.4 ms in row tiles of 120 (8 whole tiles in parallel, then 40 rows: "
+    "the busiest core 520 rows), 34.1 at 160 (520), 34.4 at 248 (504), 38.4 at 200 (600), 49.1 at "
+    "256 (744) and 63.3 at 504 (1000: one tile in parallel, the rest after it), whatever the columns "
+    "(32 to 512) and k (48 to 400) (11:00 UTC, one run each, 7 timed runs, medians); the packed "
+    "6x16's rows of 258 (742) and 126 (622) lost to 54 (514) the same way. The register model "
+    "charges that since 12:00 (`imbalance_peeled`); the plain model's balance term (`imbalance`) "
+    "still assumes the partial tile shared, right for tiles whose rows are not jammed.",
     "- What the L1 check catches (dense+register, rows outside, W's copy k x columns): the grid's three "
     "points whose copy outgrows the L1 with rows a power of two apart (128 x 128, 128 x 256 and 64 "
     "columns x 256) ran 4.9-5.1 ms against 2.0-2.4 at the others (10:33 sweep). What it misses: "
@@ -122,20 +139,18 @@ NOTES = [
     "- The search offers both sizings with the rows outside the columns (the register model's first, "
     "then the cache tile's made whole register tiles where they differ) and the register model's alone "
     "with the columns outside (both inputs packed), because neither model knows everything that "
-    "decides: gemm's 8x32 tile unpacked with the rows outside (model mode's schedule) runs by its row "
-    "tile alone, 248 rows 34.4 ms, 256 rows 49.1, 504 rows (the register model's) 63.3, whatever the "
-    "columns (32 or 128) and k (48 to 400) (11:00 UTC, one `autosched run`, 7 timed runs, medians); "
-    "not explained by the lines, the pages or the tiles' share among the cores, not diagnosed. Model "
-    "mode on the 31 benchmark kernels (the shipped model, old and new builds, decisions compared, "
-    "those that differ timed in one run each, 9 timed runs, medians, outputs equal): with the register "
-    "model's sizes alone six decisions changed, dense 0.339 of the old time, 2mm 0.934, "
-    "attention-scores 0.936, batched-matmul 0.952, 3mm 1.079, gemm 1.311 (the 504 rows above); as "
-    "shipped one changed, dense (36 x 96 x 64 instead of 36 x 512 x 256, packed 6x16: 6.3 ms against "
-    "19.4), the other 30 decided as before. hybrid on gemm (11:36 UTC, one run, 11 timed runs, "
-    "medians): 26.9 ms with the cache tile's sizes, 24.2 with the register model's alone (it chose "
-    "[42, 560, 96], packed 6x16, columns outside), 25.3 as shipped ([500, 224, 32], a 4x32 tile with "
-    "one input packed: hybrid measures the best-ranked schedule of each register tile and packing, "
-    "and picks among schedules within its measurements' noise).",
+    "decides (the first form of the register model chose gemm's 8x32 tile 504 rows tall, the "
+    "balance above, before that term existed). Model mode on the 31 benchmark kernels (the shipped "
+    "model, old and new builds, decisions compared, those that differ timed in one run each, 9 timed "
+    "runs, medians, outputs equal): with the 10:33 register model's sizes alone six decisions "
+    "changed, dense 0.339 of the old time, 2mm 0.934, attention-scores 0.936, batched-matmul 0.952, "
+    "3mm 1.079, gemm 1.311 (the 504 rows); as shipped (12:22) two changed, dense 17.6 -> 4.2 ms (30 x "
+    "96 x 96, packed 6x16: the old 36 rows left one core all 64) and batched-matmul 4.18 -> 4.16 ms (8x16 "
+    "instead of 4x32 at the same sizes), the other 29 decided as before. hybrid on gemm (11:36 UTC, "
+    "one run, 11 timed runs, medians, the 10:33 model): 26.9 ms with the cache tile's sizes, 24.2 "
+    "with the register model's alone ([42, 560, 96], packed 6x16, columns outside), 25.3 with both "
+    "([500, 224, 32], a 4x32 tile with one input packed: hybrid measures the best-ranked schedule of "
+    "each register tile and packing, and picks among schedules within its measurements' noise).",
 ]
 
 

@@ -254,3 +254,18 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--register 6by16"));
 }
+
+#[test]
+fn a_peeled_partial_tile_runs_after_the_parallel_loop() {
+    use affine_autosched::schedule::tile_sizes::imbalance_peeled;
+    // 1000 rows in one tile of 504 and a peeled 496: one core runs all of them.
+    assert_eq!(imbalance_peeled(1000, 504, 2), 2.0);
+    // Four whole tiles of 248 shared, then 8 rows: the busiest core runs 504.
+    assert!((imbalance_peeled(1000, 248, 2) - 1.008).abs() < 1e-9);
+    // Three whole tiles of 256 (two on one core), then 232: 744, where `imbalance` says 512.
+    assert!((imbalance_peeled(1000, 256, 2) - 1.488).abs() < 1e-9);
+    assert!((imbalance(1000, 256, 2) - 1.024).abs() < 1e-9);
+    // Whole tiles only: the same as `imbalance`.
+    assert_eq!(imbalance_peeled(64, 32, 2), imbalance(64, 32, 2));
+    assert!((imbalance_peeled(64, 30, 2) - 68.0 / 64.0).abs() < 1e-9);
+}

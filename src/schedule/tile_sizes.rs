@@ -133,6 +133,19 @@ pub fn imbalance(trips: i64, size: u32, cores: usize) -> f64 {
     busiest as f64 * cores as f64 / trips.max(1) as f64
 }
 
+/// [`imbalance`] for a loop whose partial last tile is peeled off the parallel loop and runs
+/// after it on one core, as unroll-and-jam peels a register tile's rows: the busiest core runs
+/// its share of the whole tiles, then the remainder. gemm's 8x32 register tile over 1000 rows
+/// ran 33.4 ms in tiles of 120 (8 whole tiles in parallel, 40 rows after: 1.04), 49.1 in tiles
+/// of 256 (3 whole, 232 after: 1.49) and 63.3 in one tile of 504 (one core ran all 1000 rows:
+/// 2.0) (2-core Xeon, one run, 7 timed runs).
+pub fn imbalance_peeled(trips: i64, size: u32, cores: usize) -> f64 {
+    let (size, cores) = (size.max(1) as i64, cores.max(1) as i64);
+    let whole = trips / size;
+    let busiest = ((whole + cores - 1) / cores) * size + trips % size;
+    busiest as f64 * cores as f64 / trips.max(1) as f64
+}
+
 /// The model's sizes for tiling `band` (nodes of a perfectly nested chain of point loops,
 /// outermost first, with constant trip counts) for `target`. None where a loop's trip count
 /// is unknown or too small to tile, or a computation under the band cannot be described.
@@ -161,10 +174,13 @@ pub enum PointOrder {
     ColumnsOutside,
 }
 
-/// A share of the L1 for the block one sliver of the outer point loop sweeps, the sliver
-/// and the accumulators' rows of the output: the rest holds the lines in flight and what the
-/// 8- to 12-way sets evict.
-const L1_SHARE: f64 = 0.75;
+/// The share of the L1 for the block one sliver of the outer point loop sweeps, the sliver
+/// and the accumulators' rows of the output: all of it. Three quarters, leaving room for the
+/// lines in flight, ruled out gemm's fastest packed 6x16 tile (54 x 288 x 120: 37.6 KB of a
+/// 48 KiB L1) on the Xeon sweeps (benchmarks/TILE-SIZES.md: scored on the three recorded
+/// grids, 0.94-0.95 of their optimum with 3/4, 0.99 with all); a block well beyond the L1
+/// costs (dense's W copy of 128 x 128 floats ran 2.4x slower than of 64 x 128).
+const L1_SHARE: f64 = 1.0;
 
 /// Cycles of entering a register tile's reduction loop, beside its accumulators' loads and
 /// stores (bounds, the exit branch, the pointer updates of the unrolled body), as far as the
@@ -183,7 +199,8 @@ const ACCUMULATOR_VECTOR_BYTES: i64 = 32;
 
 /// The sizes for a register tile of `unit` (rows x columns, the unroll-and-jam factors) over
 /// `band` = [rows, columns, reduction] (the point loops nested as `order`), each of the rows and
-/// columns a whole number of register tiles, every size at least 32 (the lookahead's floor), as
+/// columns a whole number of register tiles, every size at least 32 (the lookahead's floor; the
+/// rows also at the sizes that share them evenly among the cores), as
 /// BLIS sizes its blocks (Low et al., "Analytical modeling is enough for high-performance BLIS",
 /// TOMS 2016): the block the outer point loop's slivers sweep (the column-invariant input's rows
 /// x k with the columns outside, the row-invariant one's k x columns with the rows outside) must
@@ -191,7 +208,8 @@ const ACCUMULATOR_VECTOR_BYTES: i64 = 32;
 /// those, the fewest cycles per iteration: the lines the tile loads (the output's once for all
 /// the k tiles of its rows and columns), and per entry of the reduction loop its accumulators'
 /// loads and stores and [`KERNEL_ENTRY_CYCLES`] (a short k tile pays them often), times the
-/// costs of a partial tile and of uneven shares of the parallel rows.
+/// costs of a partial tile and of uneven shares of the parallel rows (whose partial tile the
+/// jam of the rows peels off the parallel loop: [`imbalance_peeled`]).
 /// `keep` rules out sizes the caller would not take (a register tile mostly in clean-up copies).
 /// None where no size fits or the band cannot be described.
 ///
@@ -218,6 +236,19 @@ pub fn choose_register(
             .map(|s| if k < 2 { whole_register_size(s, t, kernel.unit[k]) } else { s })
             .filter(|s| *s >= 32 && (*s as i64) < t)
             .collect();
+        // The rows are the parallel loop, and the jam peels their partial last tile off it
+        // ([`imbalance_peeled`]): also the largest whole register tiles that give every core
+        // one or two tiles, below 32 where the unit divides no size near it (dense's 64 rows
+        // as 6-row tiles: 36 and 48 leave one core 64 rows, 30 leaves it 34).
+        if k == 0 {
+            let unit = i64::from(kernel.unit[0]);
+            for share in [target.cores as i64, 2 * target.cores as i64] {
+                let size = t / share.max(1) / unit * unit;
+                if size >= unit.max(8) && size < t {
+                    g.push(size as u32);
+                }
+            }
+        }
         g.sort();
         g.dedup();
         g
@@ -345,7 +376,7 @@ impl RegisterModel {
         let partial = sizes.iter().zip(trips).any(|(s, t)| t % *s as i64 != 0);
         let cycles = (compute + LINE_CYCLES * loaded / iterations + entry)
             * if partial { PARTIAL_TILE_PENALTY } else { 1.0 }
-            * imbalance(trips[0], rows, target.cores);
+            * imbalance_peeled(trips[0], rows, target.cores);
         Some(Cost { cycles, bytes })
     }
 }
