@@ -136,21 +136,19 @@ NOTES = [
     "35.3; 126x224x400 31.8, 126x288x200 (the Zen 4 run's sizes) 30.6; 54x224x400 27.7, 54x288x120 "
     "27.0: the packed block of A that the row tile sets (258 x 400 floats, 413 KB) outgrows the L1 "
     "that each column sliver sweeps it from.",
-    "- The search offers both sizings with the rows outside the columns (the register model's first, "
-    "then the cache tile's made whole register tiles where they differ) and the register model's alone "
-    "with the columns outside (both inputs packed), because neither model knows everything that "
-    "decides (the first form of the register model chose gemm's 8x32 tile 504 rows tall, the "
-    "balance above, before that term existed). Model mode on the 31 benchmark kernels (the shipped "
-    "model, old and new builds, decisions compared, those that differ timed in one run each, 9 timed "
-    "runs, medians, outputs equal): with the 10:33 register model's sizes alone six decisions "
-    "changed, dense 0.339 of the old time, 2mm 0.934, attention-scores 0.936, batched-matmul 0.952, "
-    "3mm 1.079, gemm 1.311 (the 504 rows); as shipped (12:22) two changed, dense 17.6 -> 4.2 ms (30 x "
-    "96 x 96, packed 6x16: the old 36 rows left one core all 64) and batched-matmul 4.18 -> 4.16 ms (8x16 "
-    "instead of 4x32 at the same sizes), the other 29 decided as before. hybrid on gemm (11:36 UTC, "
-    "one run, 11 timed runs, medians, the 10:33 model): 26.9 ms with the cache tile's sizes, 24.2 "
-    "with the register model's alone ([42, 560, 96], packed 6x16, columns outside), 25.3 with both "
-    "([500, 224, 32], a 4x32 tile with one input packed: hybrid measures the best-ranked schedule of "
-    "each register tile and packing, and picks among schedules within its measurements' noise).",
+    "- What the search offers: a register tile's band at the register model's sizes (and, as "
+    "before, the loops' whole tiling as it is). From 11:40 to 12:35 UTC the cache tile's sizes made "
+    "whole register tiles were offered beside them with the rows outside, because the model of then "
+    "sized gemm's 8x32 tile 504 rows tall (the parallel share above, before that term existed). Model "
+    "mode on the 31 benchmark kernels (the shipped model, old and new builds, decisions compared "
+    "with benchmarks/search-time.sh, those that differ timed in one run each, 9 timed runs, medians, "
+    "outputs equal), as shipped (12:30): six decisions changed, **gemm 48.1 -> 32.7 ms** (8x32 at 496 "
+    "x 192 x 48 instead of 256 x 224 x 400), **3mm 64.5 -> 45.2**, **dense 18.4 -> 4.4** (packed 6x16 "
+    "at 30 x 96 x 96: the old 36 rows left one core all 64), 2mm 32.5 -> 32.5, batched-matmul 4.64 -> "
+    "4.58, and **attention-scores 1.40 -> 1.63** (a 6x16 tile at 126 x 128 x 48 instead of 8x32 at 128 "
+    "x 192 x 48: slower, the model's pick among the register tiles); the other 25 decided as before. "
+    "hybrid on gemm (12:34 UTC, one run, 11 timed runs, medians): 26.9 ms with the cache tile's "
+    "sizes, 23.2 as shipped (packed 6x16 at 54 x 560 x 96, columns outside).",
 ]
 
 

@@ -429,18 +429,16 @@ pub(crate) fn register_tiles(program: &Program, tree: &Scheduled, legal: &[Tile]
             any.push(band);
         }
     }
-    // The sizes for the register tile first, then (with the rows outside the columns) the
-    // cache tile's made whole register tiles where they differ: which of them runs faster
-    // depends on the kernel and the host more than either model knows (gemm's 8x32 tile
-    // unpacked ran 43 ms at the cache tile's 256 x 224 x 400 and 60 at the register tile's 504 x
-    // 128 x 48, dense's 8x16 packed 19 ms at 512 x 256 and 6.5 at 96 x 64; 2-core Xeon,
-    // benchmarks/TILE-SIZES.md), so the search's model or measurement chooses.
+    // The loops' whole tiling as it is, then the sizes for the register tile (the cache tile's
+    // made whole register tiles were offered beside these until 2026-12-06: without the
+    // peeled rows' share, the register model had sized gemm's 8x32 tile 504 rows tall, one
+    // tile in parallel; with it, model mode's gemm ran 32.7 ms against 48.1 at the cache
+    // tile's 256 x 224 x 400, 3mm 45.2 against 64.5, dense 4.4 against 18.4, attention-scores
+    // 1.63 against 1.40; 2-core Xeon, benchmarks/TILE-SIZES.md).
     let mut out = register_tile_sequences(program, tree, &whole, all_bands, Sizing::AsTiled);
-    for sizing in [Sizing::Register, Sizing::Rounded] {
-        for seq in register_tile_sequences(program, tree, &any, all_bands, sizing) {
-            if !out.contains(&seq) {
-                out.push(seq);
-            }
+    for seq in register_tile_sequences(program, tree, &any, all_bands, Sizing::Register) {
+        if !out.contains(&seq) {
+            out.push(seq);
         }
     }
     out
@@ -505,8 +503,6 @@ struct Band<'a> {
 enum Sizing {
     /// The tiling as it is: the whole tilings models trained before peeling saw.
     AsTiled,
-    /// Its rows and columns made whole register tiles ([`register_tiling`]).
-    Rounded,
     /// Sized for the register tile and the order of its point loops ([`register_sized`]).
     Register,
 }
@@ -547,7 +543,6 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
                     .iter()
                     .map(|b| match sizing {
                         Sizing::AsTiled => b.tile.clone(),
-                        Sizing::Rounded => register_tiling(b.tile, b.trips, rows, cols),
                         Sizing::Register => register_sized(program, tree, b, rows, cols, order),
                     })
                     .collect()
@@ -583,14 +578,6 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
                 .chain((both && reorder).then_some((2, true, true)));
             for (pack, columns_outside, reordered) in packings {
                 let tiles = &by_order[usize::from(columns_outside)];
-                // BLIS's order (both inputs packed, the columns outside) only at the register
-                // model's sizes: the cache tile's rows outgrow the L1 its slivers sweep them from
-                // (gemm's packed 6x16 ran 0.71 of the grid's optimum at 258 x 224 x 400, 0.95 at
-                // the register model's 42 x 560 x 96), and hybrid, which measures one schedule
-                // per register tile and packing, measured the former in its place.
-                if columns_outside && sizing == Sizing::Rounded {
-                    continue;
-                }
                 if !mostly_whole(tiles) {
                     continue;
                 }
