@@ -231,12 +231,10 @@ def main() -> int:
         if only and name not in only:
             continue
         trips = trip_counts(ROOT / "benchmarks" / rel, band, prefix)
-        # The schedule nests the tile's columns outside its rows (interchanged after the tiling).
-        outside = f"interchange({band[1]}, {band[0]}" in suffix
-        sizes = search_sizes(rel, prefix, band, trips, units, outside)
+        sizes = search_sizes(rel, prefix, band, trips, units, columns_outside(band, suffix))
         for key, other in others.items():
             other_sizes = search_sizes(rel, prefix, other, trip_counts(ROOT / "benchmarks" / rel, other, prefix), units,
-                                       f"interchange({other[1]}, {other[0]}" in suffix)
+                                       columns_outside(other, suffix))
             suffix = suffix.replace("{" + key + "}", "tile(" + ", ".join(f"{l}:{s}" for l, s in zip(other, other_sizes)) + ")")
         r = sweep(name, rel, prefix, band, suffix, trips, register_grid(trips, units), sizes, args.reps)
         r["register_tile"] = list(units)
@@ -324,6 +322,12 @@ def model_choice(rel: str, band: list[str], prefix: str, extra: list[str] = ()) 
     return json.loads(out.splitlines()[0])
 
 
+def columns_outside(band: list[str], suffix: str) -> bool:
+    """Whether the steps after a register tile's tiling nest its columns outside its rows (an
+    interchange of its point loops, columns first)."""
+    return f"interchange({band[1]}, {band[0]}" in suffix
+
+
 def search_sizes(rel: str, prefix: str, band: list[str], trips: list[int], units: tuple[int, int],
                  columns_outside: bool) -> list[int]:
     """The tiling the search's register-tile lookahead gives a band on this host: the analytic
@@ -370,7 +374,7 @@ def evaluate(path: pathlib.Path, budget: int | None, cores: int | None) -> int:
         if r["kernel"] in register_kernels:
             _, _, prefix, band, suffix, units, _ = register_kernels[r["kernel"]]
             cmd += ["-s", prefix, "--register", f"{units[0]}x{units[1]}"]
-            cmd += ["--columns-outside"] if f"interchange({band[1]}, {band[0]}" in suffix else []
+            cmd += ["--columns-outside"] if columns_outside(band, suffix) else []
         else:
             cmd += ["-s", plain_kernels[r["kernel"]][2]]
         out = subprocess.run(cmd + [a for p in points.values() for a in ("--sizes", ",".join(map(str, p)))],

@@ -19,6 +19,16 @@ fn band(p: &Program, tree: &Scheduled, names: &[&str]) -> Vec<usize> {
     names.iter().map(|n| tree.node_named(p, &n.parse().unwrap()).unwrap()).collect()
 }
 
+/// `autosched tile-sizes ARGS...` run from the repository root.
+fn tile_sizes_command(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
+        .arg("tile-sizes")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
     // PolyBench gemm, its i-k-j nest distributed from the beta scaling: 1000 x 1200 x 1100.
@@ -159,12 +169,21 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
     assert_eq!(cost(&p, &tree, &b, &target, &[63, 999, 2047]), None, "a whole layer does not fit 256 KiB");
     assert_eq!(cost(&p, &tree, &b, &target, &[32, 40]), None, "one size per loop");
     // The command prints the same.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
-        .args(["tile-sizes", "benchmarks/dnn/dense.mlir", "--band", "L0.d1,L0.0.d1,L0.0.0", "-s", "distribute(L0.0); distribute(L0)"])
-        .args(["--budget", "262144", "--cores", "2", "--sizes", "32,40,32", "--sizes", "63,999,2047"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let out = tile_sizes_command(&[
+        "benchmarks/dnn/dense.mlir",
+        "--band",
+        "L0.d1,L0.0.d1,L0.0.0",
+        "-s",
+        "distribute(L0.0); distribute(L0)",
+        "--budget",
+        "262144",
+        "--cores",
+        "2",
+        "--sizes",
+        "32,40,32",
+        "--sizes",
+        "63,999,2047",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
@@ -222,35 +241,23 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
         }
     }
     assert_eq!(register_cost(&p, &tree, &b, &target, kernel, &[258, 224, 400]), None, "A's 258 x 400 block outgrows the L1");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
-        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
-        .args(["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    // gemm's band after the steps before it, on a 1 MiB budget, 2 cores, a 48 KiB L1.
+    let gemm: &[&str] = &["benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"];
+    let host: &[&str] = &["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"];
+    let out = tile_sizes_command(&[gemm, host].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let got: Vec<u32> = serde_json::from_value(v["register"]["sizes"].clone()).unwrap();
     assert_eq!(got, want.sizes);
     // With --sizes, the register model's charge of each (null where it does not fit).
-    let scored = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
-        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
-        .args(["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "6x16", "--columns-outside"])
-        .args(["--sizes", "258,224,400", "--sizes", &want.sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",")])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let chosen = want.sizes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",");
+    let scored = tile_sizes_command(&[gemm, host, &["--sizes", "258,224,400", "--sizes", &chosen]].concat());
     assert!(scored.status.success(), "{}", String::from_utf8_lossy(&scored.stderr));
     let lines: Vec<serde_json::Value> = String::from_utf8(scored.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines[0]["cost"].is_null(), "{lines:?}");
     assert!((lines[1]["cost"].as_f64().unwrap() - best).abs() < 1e-12, "{lines:?}");
     // A malformed tile is refused with the option named.
-    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_autosched"))
-        .args(["tile-sizes", "benchmarks/polybench/gemm.mlir", "--band", "L0.d1,L0.1.0,L0.1", "-s", "distribute(L0); interchange(L0.1.0, L0.1)"])
-        .args(["--register", "6by16"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
+    let bad = tile_sizes_command(&[gemm, &["--register", "6by16"]].concat());
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--register 6by16"));
 }

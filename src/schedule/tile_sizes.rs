@@ -213,11 +213,10 @@ const ACCUMULATOR_VECTOR_BYTES: i64 = 32;
 /// `keep` rules out sizes the caller would not take (a register tile mostly in clean-up copies).
 /// None where no size fits or the band cannot be described.
 ///
-/// Why not [`choose_interleaved`]'s sizes: those fill half of the L2 with the tile, and a register
-/// tile whose swept block outgrows the L1 rereads it from the L2 for every sliver. gemm's packed
-/// 6x16 tile ran 27-28 ms with 54 rows and 35-38 ms with 258 (a 2 MiB L2's choice), whatever the
-/// k tile (2-core Xeon, benchmarks/TILE-SIZES.md), its packed A not being laid out in BLIS's
-/// micro-panels: six rows of A read at once, a k tile apart.
+/// Why not [`choose_interleaved`]'s sizes: those fill half of the L2 with the tile and share the
+/// rows as if their partial tile ran in parallel. gemm's packed 6x16 tile ran 27-28 ms with 54
+/// rows and 35-38 ms with 258 (a 2 MiB L2's choice: three whole tiles in parallel, then 226 rows
+/// on one core), whatever the k tile (2-core Xeon, benchmarks/TILE-SIZES.md).
 pub fn choose_register(
     program: &Program,
     tree: &Scheduled,

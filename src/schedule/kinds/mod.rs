@@ -176,12 +176,12 @@ trait OfKind: Sized {
     fn of_kind(steps: &[Transform]) -> Vec<Self>;
 }
 
-/// Declares the kinds, in the search's stage order: each line `Variant => module` makes
-/// `module::Variant` (a [`TransformKind`]) a variant of [`Transform`] and of [`Stage`].
 /// The sizes a register tile's band is tiled at (the Tile stage's lookahead; `autosched
 /// tile-sizes --register`).
 pub use tile::{register_kernel, register_tile_sizes};
 
+/// Declares the kinds, in the search's stage order: each line `Variant => module` makes
+/// `module::Variant` (a [`TransformKind`]) a variant of [`Transform`] and of [`Stage`].
 macro_rules! registry {
     ($($variant:ident => $module:ident),* $(,)?) => {
         $(mod $module; pub use $module::$variant;)*

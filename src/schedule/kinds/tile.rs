@@ -535,9 +535,10 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
             // Otherwise each tiling's two outer sizes in whole register tiles: a size the
             // tile does not divide leaves a clean-up copy in every tile (gemm's 220-column
             // tiles of 32 ran at 0.64x the 256-column ones, 2-core EPYC); a last partial
-            // tile is peeled by the unroll (passes/kinds/Unroll.cpp).
-            // The tilings per order of the point loops (rows outside the columns as tiled, or
-            // the columns outside where the packings interchange them).
+            // tile is peeled by the unroll (passes/kinds/Unroll.cpp). Per order of the point
+            // loops: rows outside the columns as tiled, or the columns outside where the
+            // packings interchange them (only with both inputs packable).
+            let both = group.iter().all(|b| b.packed.len() == 2);
             let tilings = |order: tile_sizes::PointOrder| -> Vec<Tile> {
                 group
                     .iter()
@@ -547,7 +548,10 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
                     })
                     .collect()
             };
-            let by_order = [tilings(tile_sizes::PointOrder::RowsOutside), tilings(tile_sizes::PointOrder::ColumnsOutside)];
+            let by_order = [
+                tilings(tile_sizes::PointOrder::RowsOutside),
+                if both { tilings(tile_sizes::PointOrder::ColumnsOutside) } else { Vec::new() },
+            ];
             // Nor a tile that leaves much of its loops to the unrolls' clean-up copies
             // ([`super::unroll::MAX_CLEANUP_SHARE`]: 32 columns over a 56-wide loop), or one
             // in every tile (a whole tiling as it is whose tiles the register tile does not
@@ -569,7 +573,6 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
             // Where the columns read the row-invariant input across its rows (a transposed
             // operand), also with its copy reordered so that they read it contiguously:
             // dense's W[o][i] copied as [i][o] ran its 8x16 tile 1.9x faster (2-core EPYC Zen 4).
-            let both = group.iter().all(|b| b.packed.len() == 2);
             let reorder = group.iter().all(|b| b.order.is_some());
             let packings = [(0, false, false), (1, false, false)]
                 .into_iter()
