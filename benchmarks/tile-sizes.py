@@ -150,6 +150,22 @@ NOTES = [
     "x 192 x 48: slower, the model's pick among the register tiles); the other 25 decided as before. "
     "hybrid on gemm (12:34 UTC, one run, 11 timed runs, medians): 26.9 ms with the cache tile's "
     "sizes, 23.2 as shipped (packed 6x16 at 54 x 560 x 96, columns outside).",
+    "- Tried for the plain tilings and not kept (2026-12-06 14:00 UTC, scored with `--evaluate` on "
+    "the three recorded grids, the L1 of each sweep's host given, nothing measured): a first-level "
+    "term (the band's tile loops then point loops, outermost first; the outermost loop whose sweep "
+    "fits the L1 keeps its lines there, so each run of the loop around it loads that loop's sweep "
+    "once, at a cycle per line) with an entry cost for a vectorizable innermost tile loop (4 "
+    "cycles per entry). The grid's cheapest point on gemm became the optimum on all three hosts "
+    "(Xeon 0.707 -> 1.000, Zen 2 0.911 -> 1.000, Zen 5 0.966 -> 1.000: k 40 with j 275 or 110, "
+    "B's block in the L1), but batched-matmul fell on the AMD grids (0.988 -> 0.930, 0.929 -> "
+    "0.835) and stayed at 0.717 on this one, and the counts within 5% did not move (3, 2, 4 of 7 "
+    "on the grids). What the term misses on batched-matmul is set conflicts: B's rows lie 1 KiB "
+    "apart, so a k x 128 block of 64 rows needs 16 lines in each of the 32 sets it maps to, more "
+    "than the L1's 12 ways, while 32 rows need 8 (the grid's fastest k is 32 on this host and on "
+    "Zen 5). Making the L2 term count the same way (the sweep that fits the budget) made gemm pick "
+    "k 16 x j 550 off the grid: the entry term then decided, a constant fitted to no measurement. A "
+    "model that wins here needs each box's set crowding (Coleman and McKinley's self-interference, "
+    "PLDI 1995), and for dense the vectorization of the loop around a short reduction.",
 ]
 
 
@@ -203,9 +219,11 @@ def main() -> int:
     ap.add_argument("--budget", type=int, help="with --evaluate: the sweep host's budget in bytes (default: the "
                                                  "one its model choices recorded)")
     ap.add_argument("--cores", type=int, help="with --evaluate: the sweep host's cores (default: the recorded ones, else 2)")
+    ap.add_argument("--l1", type=int, help="with --evaluate: the sweep host's L1 data cache per core in bytes (default: the "
+                    "recorded one, else this machine's)")
     args = ap.parse_args()
     if args.evaluate:
-        return evaluate(pathlib.Path(args.evaluate), args.budget, args.cores)
+        return evaluate(pathlib.Path(args.evaluate), args.budget, args.cores, args.l1)
     if args.report_only:
         doc = json.loads(pathlib.Path(args.results).read_text())
         write_report(doc["machine"], doc["results"])
@@ -247,7 +265,7 @@ def main() -> int:
         order = [k[0] for k in KERNELS + REGISTER_KERNELS]
         results = sorted(kept + results, key=lambda r: order.index(r["kernel"]) if r["kernel"] in order else len(order))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    doc = {"machine": cpu, "cores": os.cpu_count(), "results": results}
+    doc = {"machine": cpu, "cores": os.cpu_count(), "l1_bytes": l1_bytes(), "results": results}
     previous.write_text(json.dumps(doc, indent=1) + "\n")
     write_report(cpu, results)
     return 0
@@ -356,7 +374,19 @@ def register_grid(trips: list[int], units: tuple[int, int]) -> list[list[int]]:
     return grid
 
 
-def evaluate(path: pathlib.Path, budget: int | None, cores: int | None) -> int:
+def l1_bytes() -> int | None:
+    """One core's L1 data cache in bytes (sysfs), recorded with a sweep for --evaluate."""
+    for index in sorted(pathlib.Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        try:
+            if (index / "level").read_text().strip() == "1" and (index / "type").read_text().strip() in ("Data", "Unified"):
+                size = (index / "size").read_text().strip()
+                return int(size[:-1]) * 1024 if size.endswith("K") else int(size)
+        except OSError:
+            continue
+    return None
+
+
+def evaluate(path: pathlib.Path, budget: int | None, cores: int | None, l1: int | None = None) -> int:
     """Ranks a recorded sweep's grid by the current model's cost (no measurement): the plain
     tilings by `autosched tile-sizes --sizes`, the register tiles by the same with --register
     (their L1 and, where the sweep does not record it, the budget: this machine's)."""
@@ -371,6 +401,8 @@ def evaluate(path: pathlib.Path, budget: int | None, cores: int | None) -> int:
         points = {l: [int(x) for x in l[1:].split("x")] for l in r["all_ms"]}
         cmd = [AUTOSCHED, "tile-sizes", ROOT / "benchmarks" / r["file"], "--band", ",".join(r["band"]), "--cores", str(c)]
         cmd += ["--budget", str(b)] if b else []
+        l1_bytes = l1 or doc.get("l1_bytes")
+        cmd += ["--l1", str(l1_bytes)] if l1_bytes else []
         if r["kernel"] in register_kernels:
             _, _, prefix, band, suffix, units, _ = register_kernels[r["kernel"]]
             cmd += ["-s", prefix, "--register", f"{units[0]}x{units[1]}"]
