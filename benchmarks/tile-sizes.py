@@ -164,8 +164,12 @@ NOTES = [
     "than the L1's 12 ways, while 32 rows need 8 (the grid's fastest k is 32 on this host and on "
     "Zen 5). Making the L2 term count the same way (the sweep that fits the budget) made gemm pick "
     "k 16 x j 550 off the grid: the entry term then decided, a constant fitted to no measurement. A "
-    "model that wins here needs each box's set crowding (Coleman and McKinley's self-interference, "
-    "PLDI 1995), and for dense the vectorization of the loop around a short reduction.",
+    "model that wins here may need each box's set crowding (Coleman and McKinley's self-interference, "
+    "PLDI 1995), and for dense the vectorization of the loop around a short reduction. Tried next "
+    "(14:15, same grids): a sweep fits the L1 only where no set holds more lines than the L1 has "
+    "ways (64 sets of a 4 KiB way, each buffer from a page's start): batched-matmul rose on this "
+    "host (0.717 -> 0.883: k 32) and held on the AMD ones (0.921, 0.925), gemm fell back (0.948, "
+    "1.000, 0.751: B's 40 x 275 block crowds its sets), 3, 2 and 4 of 7 within 5% again; not kept.",
 ]
 
 
