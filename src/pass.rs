@@ -318,6 +318,7 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     }
     let cfg = OptimizeConfig {
         confidence: options.confidence,
+        vector_bits: options.prefer_vector_width,
         ..OptimizeConfig::new(
             SearchConfig { beam_width: options.beam_width, max_depth: options.max_depth },
             options.evaluator,

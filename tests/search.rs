@@ -1128,7 +1128,7 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     // The sizes depend on the caches and the vector registers: those of a fixed host (the
     // Zen 4 kind: 2 cores, L2 1 MiB each, AVX-512), so that the sequences are the same on
     // every machine (on an Intel host with 2 MiB of L2 the first product's columns are 464).
-    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32, l1_bytes: 32 << 10 };
+    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32, l1_bytes: 32 << 10, vector_bytes: 32 };
     let sequences = zen4.scoped(|| lookahead(&p, &identity, Stage::Distribute, &candidates(&p, &identity, Stage::Distribute)));
     // One register tile on both bands, the first that leaves room for the column vectors and
     // a broadcast (8x16 with AVX-512's 32 registers, 6x16 with AVX2's 16), unpacked, with
@@ -1186,6 +1186,38 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     });
     assert!(tiled_and_parallel.is_some(), "no register tiles of both products made parallel");
     assert!(r.ranked.iter().all(|s| s.schedule.depth() <= 12));
+}
+
+/// A function compiled for 512-bit vectors (`prefer-vector-width=512` on AVX-512) gets the
+/// register tile that fills their registers: 2mm's bands share one, the largest that leaves
+/// room beside its accumulators, 12x32 (24 of 32 registers) rather than 8x16's 8; LLVM's
+/// default 256-bit vectors keep 8x16.
+#[test]
+fn register_tiles_follow_the_vector_width_asked_for() {
+    use affine_autosched::search::candidates::lookahead;
+    let m = benchmark("2mm.mlir");
+    let p = ir::analyze_function(m.functions()[0]).unwrap().program;
+    let identity = Schedule::default();
+    let zen4 = affine_autosched::schedule::tile_sizes::Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 32, l1_bytes: 32 << 10, vector_bytes: 32 };
+    let jams = |target: affine_autosched::schedule::tile_sizes::Target| -> Vec<String> {
+        let sequences = target.scoped(|| lookahead(&p, &identity, Stage::Distribute, &candidates(&p, &identity, Stage::Distribute)));
+        assert!(!sequences.is_empty());
+        sequences
+            .iter()
+            .map(|seq| {
+                let text = Schedule { steps: seq.clone() }.to_string();
+                assert!(text.contains("accumulate(L0.0.0); accumulate(L1.0.0)"), "{text}");
+                ["L0", "L1"].map(|n| format!("{}x{}", factor(&text, &format!("unroll({n}.d1:")), factor(&text, &format!("unroll({n}.0.d1:")))).join(" ")
+            })
+            .collect()
+    };
+    fn factor(text: &str, prefix: &str) -> u32 {
+        let at = text.find(prefix).unwrap_or_else(|| panic!("no {prefix} in {text}")) + prefix.len();
+        text[at..].split(')').next().unwrap().parse().unwrap()
+    }
+    assert!(jams(zen4).iter().all(|j| j == "8x16 8x16"), "{:?}", jams(zen4));
+    let wide = zen4.with_vector_width(Some(512));
+    assert!(jams(wide).iter().all(|j| j == "12x32 12x32"), "{:?}", jams(wide));
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
     let trips = [1000i64, 1200, 1100];
     let mut last = f64::INFINITY;
     for budget in [32u64 << 10, 128 << 10, 512 << 10, 2 << 20] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
         assert!(c.footprint_bytes <= budget, "{c:?}");
         assert!(c.footprint_bytes >= budget / 4, "the tile uses the budget: {c:?}");
         for (s, t) in c.sizes.iter().zip(trips) {
@@ -66,14 +66,14 @@ fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
     for budget in [64u64 << 10, 256 << 10] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
         assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
     }
     // syr2k's j loop runs to i: no constant trip count.
     let tri = program("benchmarks/polybench/syr2k.mlir");
     let tree = Scheduled::new(&tri, &Schedule::default()).unwrap();
     let b = band(&tri, &tree, &["L0.1", "L0.1.0"]);
-    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 }).is_none());
+    assert!(choose(&tri, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).is_none());
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn the_search_is_offered_the_models_sizes() {
     unique.dedup();
     assert_eq!(unique.len(), tiles.len(), "no candidate twice");
     // Inside a scope the sizes are another host's (regenerating its data); outside, this one's.
-    let small = Target { budget_bytes: 16 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10 };
+    let small = Target { budget_bytes: 16 << 10, cores: 1, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 };
     let c = choose_interleaved(&p, &tree, &b, &small).unwrap();
     let want_small = format!("tile(L0.d1:{}, L0.1:{}, L0.1.0:{})", c.sizes[0], c.sizes[1], c.sizes[2]);
     assert_ne!(want_small, want, "a 16 KiB budget gives other sizes");
@@ -114,7 +114,7 @@ fn the_outermost_loop_is_shared_evenly_among_the_cores() {
     let tree = Scheduled::new(&p, &Schedule::default()).unwrap();
     let b = band(&p, &tree, &["L1", "L1.0", "L1.0.0"]);
     for cores in [2usize, 4, 8] {
-        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
+        let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
         assert!(imbalance(256, c.sizes[0], cores) < 1.05, "{cores} cores: {c:?}");
     }
 }
@@ -130,7 +130,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
     for budget in [128u64 << 10, 512 << 10, 2 << 20] {
-        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 };
+        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 };
         let c = choose(&p, &tree, &b, &target).unwrap();
         assert!(c.sizes[2] <= 64, "{budget}: {c:?}");
         assert!(c.footprint_bytes <= budget, "{c:?}");
@@ -145,7 +145,7 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.0", "L0.0.d1"]);
-    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 }).unwrap();
+    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
     assert!(c.sizes[2] > 64, "{c:?}");
 }
 
@@ -158,7 +158,7 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
     let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
-    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10 };
+    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 };
     let c = choose(&p, &tree, &b, &target).unwrap();
     let best = cost(&p, &tree, &b, &target, &c.sizes).unwrap();
     for sizes in [[16u32, 20, 16], [32, 40, 32], [32, 125, 256], [16, 50, 64], [32, 200, 16]] {
@@ -208,7 +208,7 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     let nodes: [usize; 3] = b.clone().try_into().unwrap();
     let trips = [1000i64, 1100, 1200];
     for (l1, budget) in [(32u64 << 10, 512u64 << 10), (48 << 10, 1 << 20)] {
-        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 32, l1_bytes: l1 };
+        let target = Target { budget_bytes: budget, cores: 2, vector_registers: 32, l1_bytes: l1, vector_bytes: 32 };
         let cache_tile = choose_interleaved(&p, &tree, &b, &target).unwrap();
         for (order, unit) in [(PointOrder::ColumnsOutside, [6u32, 16]), (PointOrder::RowsOutside, [8, 16])] {
             let c = register_tile_sizes(&p, &tree, nodes, &target, unit, order).unwrap();
@@ -231,7 +231,7 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     }
     // The command prints the same sizes (`register`), and what it charges them is the least
     // of what it charges other whole register tiles that fit.
-    let target = Target { budget_bytes: 1 << 20, cores: 2, vector_registers: 32, l1_bytes: 48 << 10 };
+    let target = Target { budget_bytes: 1 << 20, cores: 2, vector_registers: 32, l1_bytes: 48 << 10, vector_bytes: 32 };
     let want = register_tile_sizes(&p, &tree, nodes, &target, [6, 16], PointOrder::ColumnsOutside).unwrap();
     let kernel = affine_autosched::schedule::kinds::register_kernel(&p, &tree, nodes, [6, 16], PointOrder::ColumnsOutside);
     let best = register_cost(&p, &tree, &b, &target, kernel, &want.sizes).unwrap();

@@ -1037,6 +1037,7 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, options: TileSizesO
         cores: cores.unwrap_or(machine.cores).max(1),
         vector_registers: machine.vector_registers,
         l1_bytes: l1.unwrap_or(machine.l1_bytes),
+        vector_bytes: machine.vector_bytes,
     };
     quiet_on_broken_pipe();
     for f in module.functions() {
@@ -1254,6 +1255,7 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
     };
     let cfg = OptimizeConfig {
         confidence: args.confidence as usize,
+        vector_bits: args.prefer_vector_width.as_deref().map(|w| w.parse().expect("checked by clap")),
         ..OptimizeConfig::new(
             SearchConfig { beam_width: args.beam_width.max(1), max_depth: args.max_depth },
             evaluator,

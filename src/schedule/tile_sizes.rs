@@ -62,7 +62,14 @@ pub struct Target {
     /// One core's share of the first-level data cache: what a register tile's panels must
     /// fit ([`choose_register`]).
     pub l1_bytes: u64,
+    /// Bytes of the vectors LLVM vectorizes the function for: 32 (its default on x86,
+    /// AVX-512 included), else what the function's `prefer-vector-width` asks and the host
+    /// has ([`Target::with_vector_width`]). Which register tiles fit its registers.
+    pub vector_bytes: u32,
 }
+
+/// LLVM's vector width on x86 unless a function asks for another (256 bits, AVX-512 too).
+pub const DEFAULT_VECTOR_BYTES: u32 = 32;
 
 /// One core's share of the first-level data cache; 32 KiB where sysfs does not say.
 pub fn l1_bytes(caches: &[Cache]) -> u64 {
@@ -77,6 +84,7 @@ impl Target {
             cores: crate::machine::cores(),
             vector_registers: crate::machine::vector_registers(),
             l1_bytes: l1_bytes(crate::machine::caches()),
+            vector_bytes: DEFAULT_VECTOR_BYTES,
         }
     }
 
@@ -88,6 +96,7 @@ impl Target {
             cores: cores.max(1),
             vector_registers: crate::machine::vector_registers_of(isa),
             l1_bytes: l1_bytes(caches),
+            vector_bytes: DEFAULT_VECTOR_BYTES,
         }
     }
 
@@ -101,6 +110,19 @@ impl Target {
     /// register checks run for every candidate; the machine's cores are not cached).
     pub fn current_vector_registers() -> u32 {
         SCOPED.with(|t| t.get()).map_or_else(crate::machine::vector_registers, |t| t.vector_registers)
+    }
+
+    /// [`Target::current`]'s vector width in bytes (see [`Target::current_vector_registers`]).
+    pub fn current_vector_bytes() -> u32 {
+        SCOPED.with(|t| t.get()).map_or(DEFAULT_VECTOR_BYTES, |t| t.vector_bytes)
+    }
+
+    /// `self` for a function compiled with `prefer-vector-width=bits` (None: LLVM's default):
+    /// the vectors asked for, as far as the host has them (512 bits with AVX-512's 32
+    /// registers, else 256).
+    pub fn with_vector_width(self, bits: Option<u32>) -> Target {
+        let widest = if self.vector_registers >= 32 { 64 } else { 32 };
+        Target { vector_bytes: bits.map_or(DEFAULT_VECTOR_BYTES, |b| (b / 8).clamp(16, widest)), ..self }
     }
 
     /// Runs `f` with candidates sized for `self` on this thread (a scope, not a parameter:
@@ -193,10 +215,6 @@ const KERNEL_ENTRY_CYCLES: f64 = 2.5;
 /// these picked the same sizes on the swept grids (benchmarks/TILE-SIZES.md).
 const ACCUMULATOR_CYCLES: f64 = 0.5;
 
-/// Bytes of the vectors a register tile's accumulators are held in (LLVM prefers 256-bit
-/// vectors on the AVX-512 cores too, as `kinds::unroll` counts them).
-const ACCUMULATOR_VECTOR_BYTES: i64 = 32;
-
 /// The sizes for a register tile of `unit` (rows x columns, the unroll-and-jam factors) over
 /// `band` = [rows, columns, reduction] (the point loops nested as `order`), each of the rows and
 /// columns a whole number of register tiles, every size at least 32 (the lookahead's floor; the
@@ -225,7 +243,7 @@ pub fn choose_register(
     kernel: RegisterKernel,
     keep: impl Fn(&[u32]) -> bool,
 ) -> Option<TileChoice> {
-    let model = RegisterModel::new(program, tree, band, kernel)?;
+    let model = RegisterModel::new(program, tree, band, kernel, target)?;
     let trips = &model.band.trips;
     let grid = |k: usize| -> Vec<u32> {
         let t = trips[k];
@@ -292,7 +310,7 @@ pub fn choose_register(
 /// where the tile does not fit the L2 budget or its swept block the L1. For scoring the model
 /// against measurements (`autosched tile-sizes --register --sizes`).
 pub fn register_cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, kernel: RegisterKernel, sizes: &[u32]) -> Option<f64> {
-    let model = RegisterModel::new(program, tree, band, kernel)?;
+    let model = RegisterModel::new(program, tree, band, kernel, target)?;
     let sizes: [u32; 3] = sizes.try_into().ok()?;
     model.cost(&sizes, target).map(|c| c.cycles)
 }
@@ -320,11 +338,12 @@ struct RegisterModel {
 }
 
 impl RegisterModel {
-    fn new(program: &Program, tree: &Scheduled, band: &[usize], kernel: RegisterKernel) -> Option<RegisterModel> {
+    fn new(program: &Program, tree: &Scheduled, band: &[usize], kernel: RegisterKernel, target: &Target) -> Option<RegisterModel> {
         if band.len() != 3 || kernel.unit.iter().any(|u| *u == 0) {
             return None;
         }
         let bytes = kernel.bytes.max(1);
+        let vector = i64::from(target.vector_bytes.max(1));
         let [rows, cols] = kernel.unit.map(i64::from);
         // With the columns outside, consecutive entries walk the output down its rows, a row
         // apart: each entry's accumulator lines come from the L2 unprefetched (with the rows
@@ -339,8 +358,8 @@ impl RegisterModel {
         Some(RegisterModel {
             band: BandModel::new(program, tree, band)?,
             kernel,
-            accumulators: (rows * ((cols * bytes + ACCUMULATOR_VECTOR_BYTES - 1) / ACCUMULATOR_VECTOR_BYTES)) as f64,
-            lanes: (ACCUMULATOR_VECTOR_BYTES / bytes).max(1) as f64,
+            accumulators: (rows * ((cols * bytes + vector - 1) / vector)) as f64,
+            lanes: (vector / bytes).max(1) as f64,
             walked,
         })
     }

@@ -712,6 +712,9 @@ pub struct OptimizeConfig {
     pub seeds: Vec<Schedule>,
     /// Model mode: the one-sided level (percent) of the interval end that must clear the margin.
     pub confidence: usize,
+    /// The `prefer-vector-width` the function is compiled with (None: LLVM's default): which
+    /// register tiles fit the registers (`tile_sizes::Target::with_vector_width`).
+    pub vector_bits: Option<u32>,
 }
 
 impl OptimizeConfig {
@@ -721,7 +724,7 @@ impl OptimizeConfig {
         let search_measure =
             crate::measure::MeasureConfig { warmup: 0, reps: 2, cutoff: Some(SEARCH_CUTOFF), ..Default::default() };
         let confidence = crate::options::DEFAULT_CONFIDENCE as usize;
-        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new(), confidence }
+        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new(), confidence, vector_bits: None }
     }
 }
 
@@ -1003,6 +1006,22 @@ impl Decision {
 /// Chooses a schedule for `func` with the evaluator of `cfg`. `model` is needed by the model
 /// and hybrid evaluators. `func` is not changed.
 pub fn optimize(
+    func: Op,
+    program: &Program,
+    model: Option<&CostModel>,
+    cfg: &OptimizeConfig,
+) -> Result<Decision, SearchError> {
+    match cfg.vector_bits {
+        Some(bits) => {
+            let target = crate::schedule::tile_sizes::Target::current().with_vector_width(Some(bits));
+            target.scoped(|| optimize_for_target(func, program, model, cfg))
+        }
+        None => optimize_for_target(func, program, model, cfg),
+    }
+}
+
+/// [`optimize`] with the candidates sized for `tile_sizes::Target::current`.
+fn optimize_for_target(
     func: Op,
     program: &Program,
     model: Option<&CostModel>,

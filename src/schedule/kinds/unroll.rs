@@ -20,15 +20,23 @@ pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
 /// the 4x8 one on 1024^3, near OpenBLAS, on a 2-core EPYC). Rows first because the exact
 /// check of a jam is quadratic in the accesses of the jammed body: the other order checks
 /// the rows' jam against `columns` copies (4x32 on attention-scores: 6.3 s against 0.35 s).
-pub const REGISTER_TILES: [(u32, u32); 6] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32)];
+/// 12x32 fits only 512-bit vectors (24 of AVX-512's 32 registers, with room for the two column
+/// vectors and the broadcast): a function compiled for them (`prefer-vector-width=512`).
+pub const REGISTER_TILES: [(u32, u32); 7] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32), (12, 32)];
 
 /// Whether a register tile of `rows` x `columns` accumulators of `bytes`-byte elements fits
-/// this host's vector registers in 256-bit vectors (LLVM's default width on x86, AVX-512
-/// included): one that does not spills its accumulators on every step of the reduction
+/// this host's vector registers in the vectors the function is compiled for (256-bit, LLVM's
+/// default width on x86, AVX-512 included, unless it asks for others: `Target::vector_bytes`):
+/// one that does not spills its accumulators on every step of the reduction
 /// (gemm's 8x32 f32 tile on AVX2, 32 vectors for 16 registers, ran at 0.5x the 4x32 one
 /// on a 2-core EPYC, and model mode kept choosing it).
 pub fn register_tile_fits(rows: u32, columns: u32, bytes: i64) -> bool {
-    rows as i64 * row_vectors(columns, bytes) <= vector_registers()
+    register_tile_vectors(rows, columns, bytes) <= vector_registers()
+}
+
+/// The vector registers a register tile's accumulators take.
+pub fn register_tile_vectors(rows: u32, columns: u32, bytes: i64) -> i64 {
+    rows as i64 * row_vectors(columns, bytes)
 }
 
 /// Whether the tile also leaves a register for each of its column vectors and one for the
@@ -79,9 +87,11 @@ fn vector_registers() -> i64 {
     crate::schedule::tile_sizes::Target::current_vector_registers() as i64
 }
 
-/// 256-bit vectors per row of `columns` elements of `bytes` bytes.
+/// Vectors (of the width the function is compiled for) per row of `columns` elements of
+/// `bytes` bytes.
 fn row_vectors(columns: u32, bytes: i64) -> i64 {
-    (columns as i64 * bytes.max(1) + 31) / 32
+    let vector = i64::from(crate::schedule::tile_sizes::Target::current_vector_bytes().max(1));
+    (columns as i64 * bytes.max(1) + vector - 1) / vector
 }
 
 /// Whether `rows` x `columns` around the reducing loop `k` (nodes, `k` innermost) have the
@@ -407,6 +417,28 @@ mod tests {
         assert!(avx2.scoped(|| register_tile_fits(4, 32, 4) && register_tile_leaves_room(6, 16, 4)));
         assert!(!avx2.scoped(|| register_tile_leaves_room(8, 16, 4)));
         assert!(avx512.scoped(|| register_tile_leaves_room(8, 16, 4) && !register_tile_leaves_room(8, 32, 4)));
+    }
+
+    /// The vectors a function is compiled for decide too: 12x32 f32 takes 48 256-bit vectors
+    /// (too many for any x86 host) but 24 of AVX-512's 512-bit ones, beside 2 column vectors
+    /// and a broadcast; a host without AVX-512 gets 256-bit vectors whatever is asked.
+    #[test]
+    fn register_tiles_fit_the_vectors_the_function_is_compiled_for() {
+        let avx2 = Target::recorded(&[], 2, &["avx2".to_string()]);
+        let avx512 = Target::recorded(&[], 2, &["avx2".to_string(), "avx512f".to_string()]);
+        assert_eq!(avx512.vector_bytes, 32);
+        assert!(!avx512.scoped(|| register_tile_fits(12, 32, 4)));
+        let wide = avx512.with_vector_width(Some(512));
+        assert_eq!(wide.vector_bytes, 64);
+        assert!(wide.scoped(|| register_tile_fits(12, 32, 4) && register_tile_leaves_room(12, 32, 4)));
+        assert!(wide.scoped(|| !register_tile_fits(16, 64, 4)));
+        assert_eq!(avx2.with_vector_width(Some(512)).vector_bytes, 32);
+        assert!(!avx2.with_vector_width(Some(512)).scoped(|| register_tile_fits(12, 32, 4)));
+        // 128-bit vectors: 8x16 f32 is 32 of them, more than AVX2's 16 registers.
+        let narrow = avx2.with_vector_width(Some(128));
+        assert_eq!(narrow.vector_bytes, 16);
+        assert!(avx2.scoped(|| register_tile_fits(8, 16, 4)) && !narrow.scoped(|| register_tile_fits(8, 16, 4)));
+        assert_eq!(avx512.with_vector_width(None), avx512);
     }
 
     /// The clean-up share counts each whole tile's remainder and the partial last tile's.
