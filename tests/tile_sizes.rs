@@ -256,6 +256,22 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     let lines: Vec<serde_json::Value> = String::from_utf8(scored.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines[0]["cost"].is_null(), "{lines:?}");
     assert!((lines[1]["cost"].as_f64().unwrap() - best).abs() < 1e-12, "{lines:?}");
+    // A 12x32 tile in the 512-bit vectors a function compiled with prefer-vector-width=512
+    // gets on AVX-512: 24 accumulators, not 48, so each entry of k costs less; the command's
+    // --prefer-vector-width sizes it so (in this machine's registers).
+    let unit = [12, 32];
+    let kernel = affine_autosched::schedule::kinds::register_kernel(&p, &tree, nodes, unit, PointOrder::ColumnsOutside);
+    let wide = target.with_vector_width(Some(512));
+    assert_eq!(wide.vector_bytes, 64);
+    let sizes = [60, 576, 80];
+    assert!(register_cost(&p, &tree, &b, &wide, kernel, &sizes).unwrap() < register_cost(&p, &tree, &b, &target, kernel, &sizes).unwrap());
+    let here = Target { vector_registers: affine_autosched::machine::vector_registers(), ..target }.with_vector_width(Some(512));
+    let want = register_tile_sizes(&p, &tree, nodes, &here, unit, PointOrder::ColumnsOutside).unwrap();
+    let host512: &[&str] = &["--budget", "1048576", "--cores", "2", "--l1", "49152", "--register", "12x32", "--columns-outside", "--prefer-vector-width", "512"];
+    let out = tile_sizes_command(&[gemm, host512].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(serde_json::from_value::<Vec<u32>>(v["register"]["sizes"].clone()).unwrap(), want.sizes);
     // A malformed tile is refused with the option named.
     let bad = tile_sizes_command(&[gemm, &["--register", "6by16"]].concat());
     assert_eq!(bad.status.code(), Some(2));

@@ -272,6 +272,11 @@ enum Command {
         /// One core's share of the L1 data cache in bytes (default: this machine's).
         #[arg(long)]
         l1: Option<u64>,
+        /// With --register: the vectors the function is compiled for (the pass's
+        /// prefer-vector-width: 128, 256 or 512, as far as this machine has them), which the
+        /// register tile's accumulators are counted in (default: LLVM's 256 bits).
+        #[arg(long, requires = "register", value_parser = ["128", "256", "512"])]
+        prefer_vector_width: Option<String>,
     },
     /// Search a schedule for every function of FILE with the cost model (beam search), apply
     /// the best, and print the module. A function stays as it is when no schedule is
@@ -988,11 +993,12 @@ struct TileSizesOptions {
     register: Option<String>,
     columns_outside: bool,
     l1: Option<u64>,
+    vector_bits: Option<u32>,
 }
 
 fn tile_sizes(file: PathBuf, band: String, schedule: String, options: TileSizesOptions) -> ExitCode {
     use affine_autosched::schedule::{tile_sizes, tree::Scheduled, LoopName, Tile, Transform};
-    let TileSizesOptions { budget, cores, sizes, register, columns_outside, l1 } = options;
+    let TileSizesOptions { budget, cores, sizes, register, columns_outside, l1, vector_bits } = options;
     let unit: Option<[u32; 2]> = match register.as_deref().map(|r| r.split_once('x').map(|(a, b)| (a.trim().parse::<u32>(), b.trim().parse::<u32>()))) {
         None => None,
         Some(Some((Ok(r), Ok(c)))) if r > 0 && c > 0 => Some([r, c]),
@@ -1038,7 +1044,8 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, options: TileSizesO
         vector_registers: machine.vector_registers,
         l1_bytes: l1.unwrap_or(machine.l1_bytes),
         vector_bytes: machine.vector_bytes,
-    };
+    }
+    .with_vector_width(vector_bits);
     quiet_on_broken_pipe();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
@@ -1659,8 +1666,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Tune(args) => tune(args),
-        Command::TileSizes { file, band, schedule, budget, cores, sizes, register, columns_outside, l1 } => {
-            tile_sizes(file, band, schedule, TileSizesOptions { budget, cores, sizes, register, columns_outside, l1 })
+        Command::TileSizes { file, band, schedule, budget, cores, sizes, register, columns_outside, l1, prefer_vector_width } => {
+            let vector_bits = prefer_vector_width.map(|w| w.parse().expect("checked by clap"));
+            tile_sizes(file, band, schedule, TileSizesOptions { budget, cores, sizes, register, columns_outside, l1, vector_bits })
         }
         Command::Layout => {
             quiet_on_broken_pipe();
