@@ -184,6 +184,13 @@ fn packing_executes_equivalently() {
         "scaled",
         "tile(L0:12, L0.0:32, L0.0.0:12); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg2); accumulate(L0.0.0); unroll(L0.0:16); unroll(L0:6); parallelize(L0.t)",
     );
+    // The 12x32 tile that 512-bit vectors fit: rows 64 = 2 x 24 + 16 (each 24 two whole
+    // jams of 12; the 16 one and a peeled 4), columns 48 = 32 + 16 (the 16 peeled).
+    equivalent(
+        "transform-pack.mlir",
+        "scaled",
+        "tile(L0:24, L0.0:32, L0.0.0:16); interchange(L0.0, L0, L0.0.0); pack(L0.0, %arg1); pack(L0.0, %arg2); accumulate(L0.0.0); unroll(L0.0:32); unroll(L0:12); parallelize(L0.t)",
+    );
     // A triangular kernel: under i, the rows j <= i of A (the box is bounded by the buffer;
     // A is read twice, scaled once: not folded).
     equivalent("syrk.mlir", "syrk", "pack(L0.1, %arg3)");
