@@ -1188,10 +1188,9 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     assert!(r.ranked.iter().all(|s| s.schedule.depth() <= 12));
 }
 
-/// A function compiled for 512-bit vectors (`prefer-vector-width=512` on AVX-512) gets the
-/// register tile that fills their registers: 2mm's bands share one, the largest that leaves
-/// room beside its accumulators, 12x32 (24 of 32 registers) rather than 8x16's 8; LLVM's
-/// default 256-bit vectors keep 8x16.
+/// A function compiled for 512-bit vectors (`prefer-vector-width=512` on AVX-512) also gets
+/// the register tile that fills their registers: 2mm's bands share 12x32 (24 of 32
+/// registers) beside the 8x16 that LLVM's default 256-bit vectors get alone.
 #[test]
 fn register_tiles_follow_the_vector_width_asked_for() {
     use affine_autosched::search::candidates::lookahead;
@@ -1216,8 +1215,9 @@ fn register_tiles_follow_the_vector_width_asked_for() {
         text[at..].split(')').next().unwrap().parse().unwrap()
     }
     assert!(jams(zen4).iter().all(|j| j == "8x16 8x16"), "{:?}", jams(zen4));
-    let wide = zen4.with_vector_width(Some(512));
-    assert!(jams(wide).iter().all(|j| j == "12x32 12x32"), "{:?}", jams(wide));
+    let wide = jams(zen4.with_vector_width(Some(512)));
+    assert!(wide.iter().all(|j| j == "12x32 12x32" || j == "8x16 8x16"), "{wide:?}");
+    assert!(wide.iter().any(|j| j == "12x32 12x32") && wide.iter().any(|j| j == "8x16 8x16"), "{wide:?}");
 }
 
 #[test]

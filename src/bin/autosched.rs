@@ -1317,7 +1317,9 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         let searched;
         let ranked = match (&model, decision.ranked.is_empty() && args.show_ranking > 0) {
             (Some(m), true) if evaluator == Evaluator::Model => {
-                searched = affine_autosched::search::beam_search(f, &program, m, cfg.search)
+                let target = affine_autosched::schedule::tile_sizes::Target::current().with_vector_width(cfg.vector_bits);
+                searched = target
+                    .scoped(|| affine_autosched::search::beam_search(f, &program, m, cfg.search))
                     .map(|r| r.ranked)
                     .unwrap_or_else(|e| {
                         eprintln!("autosched: @{name}: no ranking to show: the search failed: {e}");

@@ -35,12 +35,11 @@ pub const OUTER_TILE_FACTORS: [u32; 2] = [4, 8];
 /// packed it ran gemm at 121-140 GFLOP/s against 4x32's 97-101 (2-core EPYC, one run
 /// each without and with fp-contract). Tiles that do not fit the host's registers
 /// ([`super::unroll::register_tile_fits`]: 8x32 on AVX2) are not tried.
-/// 12x32 fits only 512-bit vectors (a function compiled with `prefer-vector-width=512` on
-/// AVX-512: 24 accumulators, 2 column vectors and a broadcast of 32 registers, BLIS's
-/// 32x12 single-precision kernel for Skylake-X transposed): PolyBench gemm packed, with
-/// fp-contract, ran at 250-256 GFLOP/s as 12x32 against 218 as 8x32 (2-core Xeon, one run,
-/// 9 timed runs, medians; OpenBLAS 329 in an earlier run).
-const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 5] = [(8, 16), (4, 32), (8, 32), (6, 16), (12, 32)];
+/// A function compiled for 512-bit vectors also gets [`super::unroll::WIDE_REGISTER_TILE`],
+/// 12x32, first: PolyBench gemm packed, with fp-contract, ran at 250-256 GFLOP/s as 12x32
+/// against 218 as 8x32 (2-core Xeon, one run, 9 timed runs, medians; OpenBLAS 329 in an
+/// earlier run).
+const LOOKAHEAD_REGISTER_TILES: [(u32, u32); 4] = [(8, 16), (4, 32), (8, 32), (6, 16)];
 
 /// Tilings per state extended into register tiles at the Tile stage, at most: the first
 /// legal one of a contraction band, which is the analytic tile-size model's
@@ -384,8 +383,8 @@ fn register_tiling(t: &Tile, trips: [i64; 2], rows: u32, cols: u32) -> Tile {
 }
 
 /// [`Tile::lookahead`]'s sequences: register tiles of the first qualifying tiling of one
-/// band (each of [`LOOKAHEAD_REGISTER_TILES`]), and of every band at once where there are
-/// several (one register tile only, the first that
+/// band (each of [`LOOKAHEAD_REGISTER_TILES`], and 12x32 in 512-bit vectors), and of every
+/// band at once where there are several (one register tile only, the first that
 /// [`super::unroll::register_tile_leaves_room`]: each sequence costs unroll-and-jam checks
 /// on every band; on 2mm with 32 registers 8x16 ran 41.9x, 4x32 29.2x, 8x32 30.4x); with
 /// `all_bands`, only those of every band.
@@ -521,25 +520,18 @@ fn register_tile_sequences(program: &Program, tree: &Scheduled, bands: &[Band], 
         groups.push(bands);
     }
     for group in groups {
-        // Several bands at once: one register tile, the largest that leaves room for the
+        // Several bands at once: one register tile, the first that leaves room for the
         // column vectors and a broadcast beside its accumulators on every band (8x16 with
         // 32 registers, 6x16 with AVX2's 16, where 8x16's accumulators spill: 2mm's bands
-        // as 6x16 with both inputs packed ran 25.4 ms against 55.6 as 8x16, 2-core EPYC).
-        let roomy = |&&(rows, cols): &&(u32, u32)| group.iter().all(|b| super::unroll::register_tile_leaves_room(rows, cols, b.bytes));
+        // as 6x16 with both inputs packed ran 25.4 ms against 55.6 as 8x16, 2-core EPYC);
+        // in 512-bit vectors also 12x32 where it leaves room (its rows may not make whole
+        // tiles where the other's do).
+        let roomy = |&(rows, cols): &(u32, u32)| group.iter().all(|b| super::unroll::register_tile_leaves_room(rows, cols, b.bytes));
+        let wide = super::unroll::wide_register_tiles();
         let shapes: Vec<(u32, u32)> = if group.len() == 1 {
-            LOOKAHEAD_REGISTER_TILES.to_vec()
+            wide.into_iter().chain(LOOKAHEAD_REGISTER_TILES).collect()
         } else {
-            // The most accumulators among those (the first of equals): 12x32 in 512-bit vectors.
-            let taken = |&(rows, cols): &(u32, u32)| {
-                group.iter().map(|b| super::unroll::register_tile_vectors(rows, cols, b.bytes)).max().unwrap_or(0)
-            };
-            let mut best: Option<(u32, u32)> = None;
-            for shape in LOOKAHEAD_REGISTER_TILES.iter().filter(roomy) {
-                if best.is_none_or(|b| taken(shape) > taken(&b)) {
-                    best = Some(*shape);
-                }
-            }
-            best.into_iter().collect()
+            wide.filter(roomy).into_iter().chain(LOOKAHEAD_REGISTER_TILES.into_iter().find(roomy)).collect()
         };
         for (rows, cols) in shapes {
             if group.iter().any(|b| {

@@ -20,9 +20,19 @@ pub const UNROLL_FACTORS: [u32; 3] = [2, 4, 8];
 /// the 4x8 one on 1024^3, near OpenBLAS, on a 2-core EPYC). Rows first because the exact
 /// check of a jam is quadratic in the accesses of the jammed body: the other order checks
 /// the rows' jam against `columns` copies (4x32 on attention-scores: 6.3 s against 0.35 s).
-/// 12x32 fits only 512-bit vectors (24 of AVX-512's 32 registers, with room for the two column
-/// vectors and the broadcast): a function compiled for them (`prefer-vector-width=512`).
-pub const REGISTER_TILES: [(u32, u32); 7] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32), (12, 32)];
+pub const REGISTER_TILES: [(u32, u32); 6] = [(2, 8), (4, 8), (4, 16), (8, 8), (8, 16), (4, 32)];
+
+/// A register tile for a function compiled for 512-bit vectors (`prefer-vector-width=512` on
+/// AVX-512): 12x32 f32 is 24 of the 32 registers, with room for the two column vectors and
+/// the broadcast (BLIS's Skylake-X single-precision kernel, transposed). Offered only there
+/// ([`wide_register_tiles`]), before the others, so that LLVM's default vectors search as
+/// before whatever the element type (with 2-byte elements it would fit 256-bit ones too).
+pub const WIDE_REGISTER_TILE: (u32, u32) = (12, 32);
+
+/// [`WIDE_REGISTER_TILE`] where the function is compiled for vectors of 64 bytes or more.
+pub fn wide_register_tiles() -> Option<(u32, u32)> {
+    (crate::schedule::tile_sizes::Target::current_vector_bytes() >= 64).then_some(WIDE_REGISTER_TILE)
+}
 
 /// Whether a register tile of `rows` x `columns` accumulators of `bytes`-byte elements fits
 /// this host's vector registers in the vectors the function is compiled for (256-bit, LLVM's
@@ -35,7 +45,7 @@ pub fn register_tile_fits(rows: u32, columns: u32, bytes: i64) -> bool {
 }
 
 /// The vector registers a register tile's accumulators take.
-pub fn register_tile_vectors(rows: u32, columns: u32, bytes: i64) -> i64 {
+fn register_tile_vectors(rows: u32, columns: u32, bytes: i64) -> i64 {
     rows as i64 * row_vectors(columns, bytes)
 }
 
@@ -179,8 +189,9 @@ pub fn register_tile_unrolls(program: &Program, tree: &Scheduled, n: usize, limi
     // Each loop's trip count and, for a tile's point loop, its tile size.
     let extent = |n: usize| (tree.trip_count(program, n), tree.tag(ent(n), Stage::Tile).map(i64::from));
     let ((row_trips, row_tile), (column_trips, column_tile)) = (extent(rows), extent(columns));
-    let mut shapes: Vec<(u32, u32)> = REGISTER_TILES
+    let mut shapes: Vec<(u32, u32)> = wide_register_tiles()
         .into_iter()
+        .chain(REGISTER_TILES)
         .filter(|(r, c)| {
             register_tile_fits(*r, *c, bytes) && register_tile_mostly_whole((*r, row_trips, row_tile), (*c, column_trips, column_tile))
         })
@@ -224,8 +235,8 @@ pub fn element_bytes(program: &Program, tree: &Scheduled, n: usize) -> i64 {
 }
 
 /// The factors whose verdicts a search state learns together ([`UNROLL_FACTORS`], those of
-/// [`REGISTER_TILES`] and of the Tile stage's lookahead); another factor is checked by
-/// applying it.
+/// [`REGISTER_TILES`] and the Tile stage's lookahead's columns); another factor (the rows of
+/// 6x16 and of [`WIDE_REGISTER_TILE`]) is checked by applying it.
 const CHECKED_FACTORS: [u32; 5] = [2, 4, 8, 16, 32];
 
 /// A factor's verdict not learned yet (autosched_tx_unroll_verdicts' -1).
