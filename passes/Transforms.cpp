@@ -973,4 +973,23 @@ void autosched_tx_prefer_vector_width(MlirOperation func, int64_t bits) {
   op->setAttr("passthrough", ArrayAttr::get(ctx, entries));
 }
 
+int64_t autosched_tx_preferred_vector_width(MlirOperation func) {
+  auto entries = unwrap(func)->getAttrOfType<ArrayAttr>("passthrough");
+  if (!entries)
+    return 0;
+  for (Attribute a : entries) {
+    auto pair = dyn_cast<ArrayAttr>(a);
+    if (!pair || pair.size() != 2)
+      continue;
+    auto name = dyn_cast<StringAttr>(pair[0]);
+    auto value = dyn_cast<StringAttr>(pair[1]);
+    if (!name || name.getValue() != "prefer-vector-width")
+      continue;
+    int64_t bits = 0;
+    // getAsInteger returns true on failure.
+    return value && !value.getValue().getAsInteger(10, bits) && bits > 0 ? bits : 0;
+  }
+  return 0;
+}
+
 } // extern "C"

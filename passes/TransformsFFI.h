@@ -73,6 +73,11 @@ bool autosched_tx_rounding_may_change(MlirOperation func);
 /// pass's prefer-vector-width). Replaces a prefer-vector-width the function had.
 void autosched_tx_prefer_vector_width(MlirOperation func, int64_t bits);
 
+/// The vector width `func` asks LLVM for: the bits of the prefer-vector-width in its
+/// `passthrough` attribute (set by the pass's prefer-vector-width or by the user), or 0
+/// where it has none or its value is not a positive integer.
+int64_t autosched_tx_preferred_vector_width(MlirOperation func);
+
 #ifdef __cplusplus
 }
 #endif

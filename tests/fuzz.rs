@@ -6,7 +6,7 @@ use affine_autosched::fuzz::{self, gen::FuzzProgram, FuzzConfig, Outcome};
 
 #[test]
 fn random_schedules_are_judged_and_run() {
-    let cfg = FuzzConfig { default_search: false, hybrid_every: 0, random_schedules: 2, progress: false, ..Default::default() };
+    let cfg = FuzzConfig { default_search: false, hybrid_every: 0, wide_every: 0, random_schedules: 2, progress: false, ..Default::default() };
     let mut judged = 0;
     let mut accepted = 0;
     let mut ran = 0;
@@ -26,7 +26,7 @@ fn a_report_counts_what_it_read() {
     let recs: Vec<fuzz::ProgramRecord> = (0..3)
         .map(|i| {
             let p = FuzzProgram::generate(3, i);
-            fuzz::fuzz_one(&p, &FuzzConfig { default_search: false, hybrid_every: 0, random_schedules: 1, ..Default::default() })
+            fuzz::fuzz_one(&p, &FuzzConfig { default_search: false, hybrid_every: 0, wide_every: 0, random_schedules: 1, ..Default::default() })
         })
         .collect();
     let s = fuzz::summarize(&recs);

@@ -1220,6 +1220,43 @@ fn register_tiles_follow_the_vector_width_asked_for() {
     assert!(wide.iter().any(|j| j == "12x32 12x32") && wide.iter().any(|j| j == "8x16 8x16"), "{wide:?}");
 }
 
+/// The search sizes register tiles for the vectors the function will be compiled for: the
+/// option where one is given, else the `prefer-vector-width` in the function's own
+/// `passthrough` (a user's, or the pass's option applied before the search), else LLVM's
+/// default; a value that is not a width is no width.
+#[test]
+fn the_vector_width_is_read_from_the_function_where_no_option_gives_it() {
+    use affine_autosched::schedule::tile_sizes::Target;
+    use affine_autosched::options::Evaluator as EvaluatorKind;
+    use affine_autosched::search::OptimizeConfig;
+    let m = LoadedModule::from_source(
+        r#"func.func @plain(%a: memref<8xf32>) { return }
+           func.func @wide(%a: memref<8xf32>) attributes {passthrough = ["noinline", ["prefer-vector-width", "512"]]} { return }
+           func.func @odd(%a: memref<8xf32>) attributes {passthrough = [["prefer-vector-width", "wide"]]} { return }"#,
+    )
+    .unwrap();
+    let [plain, wide, odd] = <[_; 3]>::try_from(m.functions()).unwrap();
+    assert_eq!(transform::preferred_vector_width(plain), None);
+    assert_eq!(transform::preferred_vector_width(wide), Some(512));
+    assert_eq!(transform::preferred_vector_width(odd), None);
+    // The pass's option replaces the function's own entry, and is read back.
+    transform::prefer_vector_width(wide, 128);
+    assert_eq!(transform::preferred_vector_width(wide), Some(128));
+    transform::prefer_vector_width(plain, 512);
+    assert_eq!(transform::preferred_vector_width(plain), Some(512));
+
+    let mut cfg = OptimizeConfig::new(SearchConfig { beam_width: 1, max_depth: 1 }, EvaluatorKind::Model, 1);
+    assert_eq!(cfg.vector_bits_for(plain), Some(512));
+    assert_eq!(cfg.vector_bits_for(odd), None);
+    let host = Target { budget_bytes: 1 << 20, cores: 2, vector_registers: 32, l1_bytes: 48 << 10, vector_bytes: 32 };
+    assert_eq!(host.scoped(|| cfg.target_for(plain)), host.with_vector_width(Some(512)));
+    assert_eq!(host.scoped(|| cfg.target_for(plain)).vector_bytes, 64);
+    assert_eq!(host.scoped(|| cfg.target_for(odd)).vector_bytes, 32);
+    cfg.vector_bits = Some(256);
+    assert_eq!(cfg.vector_bits_for(plain), Some(256));
+    assert_eq!(host.scoped(|| cfg.target_for(plain)).vector_bytes, 32);
+}
+
 #[test]
 fn depth_counts_the_steps_on_the_busiest_nest() {
     let s: Schedule = "distribute(L0.0); distribute(L1.0); tile(L0.d1:8); fuse(L0, L1, 1); parallelize(L1.0)".parse().unwrap();

@@ -274,7 +274,8 @@ enum Command {
         l1: Option<u64>,
         /// With --register: the vectors the function is compiled for (the pass's
         /// prefer-vector-width: 128, 256 or 512, as far as this machine has them), which the
-        /// register tile's accumulators are counted in (default: LLVM's 256 bits).
+        /// register tile's accumulators are counted in (default: the function's own
+        /// prefer-vector-width in its `passthrough`, else LLVM's 256 bits).
         #[arg(long, requires = "register", value_parser = ["128", "256", "512"])]
         prefer_vector_width: Option<String>,
     },
@@ -372,7 +373,8 @@ enum Command {
         class: Option<affine_autosched::datagen::programs::ProgramClass>,
     },
     /// Differential fuzzing: random programs built to break loop transformations go
-    /// through the pass (default search, hybrid on a sample, random schedules); every step
+    /// through the pass (default search, hybrid and 512-bit vectors' search on samples, random
+    /// schedules); every step
     /// is judged by an exact oracle and every result is run against the original. Appends
     /// to DIR/results.jsonl (re-run to resume); failures go to DIR/failures/. Exits with 1
     /// when anything failed.
@@ -591,6 +593,11 @@ struct FuzzArgs {
     /// Run the hybrid evaluator on every K-th program (0: never).
     #[arg(long, default_value_t = 10)]
     hybrid_every: u64,
+    /// Run the default search as for a function compiled for 512-bit vectors (AVX-512's 32
+    /// registers: the 12x32 register tile is offered) on every K-th program (0: never),
+    /// whatever this host has.
+    #[arg(long, default_value_t = 5)]
+    wide_every: u64,
     /// Random schedules per program.
     #[arg(long, default_value_t = 3)]
     random_schedules: usize,
@@ -628,6 +635,7 @@ impl FuzzArgs {
             out: self.out.clone(),
             jobs: self.jobs.unwrap_or_else(affine_autosched::machine::cores),
             hybrid_every: self.hybrid_every,
+            wide_every: self.wide_every,
             random_schedules: self.random_schedules,
             max_steps: self.max_steps,
             default_search: !self.no_default,
@@ -671,10 +679,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         }
     };
     let command = format!(
-        "autosched fuzz --seed {} --programs {} --hybrid-every {} --random-schedules {} --max-steps {}{}",
+        "autosched fuzz --seed {} --programs {} --hybrid-every {} --wide-every {} --random-schedules {} --max-steps {}{}",
         cfg.seed,
         cfg.programs,
         cfg.hybrid_every,
+        cfg.wide_every,
         cfg.random_schedules,
         cfg.max_steps,
         if cfg.default_search { "" } else { " --no-default" }
@@ -1038,20 +1047,21 @@ fn tile_sizes(file: PathBuf, band: String, schedule: String, options: TileSizesO
         unit.map(|u| affine_autosched::schedule::kinds::register_kernel(program, tree, band3, u, order))
     };
     let machine = tile_sizes::Target::machine();
-    let target = tile_sizes::Target {
+    let host = tile_sizes::Target {
         budget_bytes: budget.unwrap_or(machine.budget_bytes),
         cores: cores.unwrap_or(machine.cores).max(1),
         vector_registers: machine.vector_registers,
         l1_bytes: l1.unwrap_or(machine.l1_bytes),
         vector_bytes: machine.vector_bytes,
-    }
-    .with_vector_width(vector_bits);
+    };
     quiet_on_broken_pipe();
     for f in module.functions() {
         let name = f.string_attr("sym_name").unwrap_or_default();
         if !spec.applies_to(&name) {
             continue;
         }
+        // The vectors asked for, else those the function's own prefer-vector-width asks (as the search).
+        let target = host.with_vector_width(vector_bits.or_else(|| affine_autosched::transform::preferred_vector_width(f)));
         let program = match affine_autosched::ir::analyze_function(f) {
             Ok(a) => a.program,
             Err(e) => {
@@ -1317,8 +1327,8 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         let searched;
         let ranked = match (&model, decision.ranked.is_empty() && args.show_ranking > 0) {
             (Some(m), true) if evaluator == Evaluator::Model => {
-                let target = affine_autosched::schedule::tile_sizes::Target::current().with_vector_width(cfg.vector_bits);
-                searched = target
+                searched = cfg
+                    .target_for(f)
                     .scoped(|| affine_autosched::search::beam_search(f, &program, m, cfg.search))
                     .map(|r| r.ranked)
                     .unwrap_or_else(|e| {

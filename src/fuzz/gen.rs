@@ -223,6 +223,20 @@ impl FuzzProgram {
 
     /// Program `index` of stream `seed`: deterministic.
     pub fn generate(seed: u64, index: u64) -> FuzzProgram {
+        // Every CONTRACTION_EVERY-th program is a contraction wide enough for the search's
+        // register tiles (drawn from a stream of its own: the other programs of a seed stay
+        // what they were).
+        if index % CONTRACTION_EVERY == CONTRACTION_EVERY - 1 {
+            let mut rng = Rng::for_item(seed ^ 0xc047_ac75, index);
+            for _ in 0..100 {
+                let mut p = draw_contraction(&mut rng, seed, index);
+                if let Some(events) = p.fit_buffers() {
+                    if events > 0 && events <= MAX_EVENTS {
+                        return p;
+                    }
+                }
+            }
+        }
         let mut rng = Rng::for_item(seed ^ 0xf022_f022, index);
         for _ in 0..1000 {
             let mut p = draw(&mut rng, seed, index);
@@ -563,6 +577,47 @@ impl Printer {
     }
 }
 
+/// One program in this many is a [`draw_contraction`].
+pub const CONTRACTION_EVERY: u64 = 8;
+
+/// A contraction `C[i][j] = A[i][k] * B[k][j] + C[i][j]` (`-` or `max` now and then) over
+/// rows and columns long enough for the search's register tiles (6 to 26 rows, 8 to 72
+/// columns: whole and partial 6x16, 8x16 and 12x32 tiles) and a short reduction, the inputs
+/// now and then transposed, one element type: what the search's tiling, packing,
+/// `accumulate` and unroll-and-jam are for, which the small random programs rarely let it
+/// make. Now and then a statement on C[i][j] before the reduction (gemm's `C *= beta`: an
+/// imperfect nest to distribute), bounds that do not start at 0, or columns bounded by the
+/// row (syrk's triangle).
+fn draw_contraction(rng: &mut Rng, seed: u64, index: u64) -> FuzzProgram {
+    let elem = *rng.pick(&[Elem::F32, Elem::F32, Elem::F64, Elem::I32]);
+    let (rows, cols, depth) = (rng.range(6, 26) as i64, rng.range(8, 72) as i64, rng.range(1, 4) as i64);
+    let (a_t, b_t) = (rng.chance(0.25), rng.chance(0.25));
+    let buffers = vec![Buffer { elem, shape: vec![0, 0] }; 3];
+    let at = |coeffs: [i64; 3], c: i64| Aff { coeffs: coeffs.to_vec(), c };
+    let (i, j, k) = ([1, 0, 0], [0, 1, 0], [0, 0, 1]);
+    let a = Access { buf: 1, idx: if a_t { vec![at(k, 0), at(i, 0)] } else { vec![at(i, 0), at(k, 0)] } };
+    let b = Access { buf: 2, idx: if b_t { vec![at(j, 0), at(k, 0)] } else { vec![at(k, 0), at(j, 0)] } };
+    let c3 = Access { buf: 0, idx: vec![at(i, 0), at(j, 0)] };
+    let combine = if rng.chance(0.8) { BinOp::Add } else { *rng.pick(&[BinOp::Sub, BinOp::Max]) };
+    let update = Stmt { loads: vec![a, b, c3.clone()], store: c3, first: Operand::Load, ops: vec![(BinOp::Mul, Operand::Load), (combine, Operand::Load)] };
+    let lb = |rng: &mut Rng, depth: usize| Aff::constant(depth, *rng.pick(&[0, 0, 0, 1, 2]));
+    let k_lb = lb(rng, 2);
+    let k_loop = Loop::new(k_lb.clone(), Aff { c: k_lb.c + depth, ..k_lb }, 1, vec![Item::Stmt(update)]);
+    let mut j_body = vec![Item::Loop(k_loop)];
+    if rng.chance(0.4) {
+        let c2 = Access { buf: 0, idx: vec![Aff { coeffs: vec![1, 0], c: 0 }, Aff { coeffs: vec![0, 1], c: 0 }] };
+        let scale = Stmt { loads: vec![c2.clone()], store: c2, first: Operand::Load, ops: vec![(BinOp::Mul, Operand::Const(rng.range(2, 7) as i64))] };
+        j_body.insert(0, Item::Stmt(scale));
+    }
+    let j_lb = lb(rng, 1);
+    // syrk's triangle: the columns up to the row (j <= i + c), else a rectangle.
+    let j_ub = if rng.chance(0.2) { Aff { coeffs: vec![1], c: rng.range(1, 8) as i64 } } else { Aff { c: j_lb.c + cols, ..j_lb.clone() } };
+    let j_loop = Loop::new(j_lb, j_ub, 1, j_body);
+    let i_lb = lb(rng, 0);
+    let i_loop = Loop::new(i_lb.clone(), Aff { c: i_lb.c + rows, ..i_lb }, 1, vec![Item::Loop(j_loop)]);
+    FuzzProgram { seed, index, buffers, nests: vec![i_loop] }
+}
+
 fn draw(rng: &mut Rng, seed: u64, index: u64) -> FuzzProgram {
     let nbuf = rng.range(1, 4);
     let buffers: Vec<Buffer> = (0..nbuf)
@@ -876,6 +931,25 @@ impl Draw<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every CONTRACTION_EVERY-th program is a contraction nest (rows, columns, reduction)
+    /// on three buffers, some wide enough for the 12x32 register tile, its statement a
+    /// product combined with the output element.
+    #[test]
+    fn every_eighth_program_is_a_contraction_for_register_tiles() {
+        let mut wide = 0;
+        for i in (CONTRACTION_EVERY - 1..400).step_by(CONTRACTION_EVERY as usize) {
+            let p = FuzzProgram::generate(1, i);
+            assert_eq!((p.buffers.len(), p.nests.len()), (3, 1), "program {i}");
+            let Some(Item::Loop(j)) = p.nests[0].body.first() else { panic!("program {i}: no column loop") };
+            let Some(Item::Loop(k)) = j.body.last() else { panic!("program {i}: no reduction loop") };
+            let Some(Item::Stmt(update)) = k.body.first() else { panic!("program {i}: no update") };
+            assert_eq!((update.loads.len(), update.ops[0].0), (3, BinOp::Mul), "program {i}");
+            assert_eq!(update.loads[2], update.store, "program {i}: the output element is read and written");
+            wide += (p.buffers[0].shape[0] >= 12 && p.buffers[0].shape[1] >= 32) as usize;
+        }
+        assert!(wide >= 5, "{wide} of 50 wide enough for a 12x32 tile");
+    }
 
     #[test]
     fn deterministic_in_bounds_and_parseable_text() {

@@ -2,8 +2,9 @@
 //!
 //! Random programs built to break loop transformations ([`gen`]) go through the pass three
 //! ways: its default search (the model evaluator, as `affine-autosched` with no options),
-//! the hybrid evaluator on a sample, and random schedules of 1 to `max_steps` steps from the
-//! whole schedule language, built step by step. Every step the transformation layer is
+//! the hybrid evaluator on a sample, the default search as for a function compiled for
+//! 512-bit vectors on a sample (the wide register tiles, offered only there), and random
+//! schedules of 1 to `max_steps` steps from the whole schedule language, built step by step. Every step the transformation layer is
 //! asked about is also judged by an exact oracle ([`oracle`]) that shares nothing with
 //! MLIR's dependence analysis: an accepted step the oracle finds illegal is a bug, a step
 //! refused for a dependence the oracle does not find is a conservative refusal (counted by
@@ -45,6 +46,11 @@ pub struct FuzzConfig {
     pub jobs: usize,
     /// Run the hybrid evaluator on every k-th program (0: never).
     pub hybrid_every: u64,
+    /// Run the default search with its candidates sized for 512-bit vectors and 32 vector
+    /// registers (the pass's prefer-vector-width=512 on AVX-512: the 12x32 register tile
+    /// is offered) on every k-th program (0: never), whatever this host has: the schedules
+    /// it makes must compute what the original does on any host.
+    pub wide_every: u64,
     /// Random schedules per program.
     pub random_schedules: usize,
     pub max_steps: usize,
@@ -63,6 +69,7 @@ impl Default for FuzzConfig {
             out: PathBuf::from("build/fuzz"),
             jobs: crate::machine::cores(),
             hybrid_every: 10,
+            wide_every: 5,
             random_schedules: 3,
             max_steps: 6,
             default_search: true,
@@ -148,7 +155,7 @@ pub struct ProgramRecord {
     pub seconds: f64,
 }
 
-const MODES: [&str; 3] = ["default", "hybrid", "random"];
+const MODES: [&str; 4] = ["default", "hybrid", "wide", "random"];
 
 /// The transformation layer's classification of a refusal.
 fn outcome_of(e: &TransformError) -> Outcome {
@@ -189,11 +196,15 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
     let searches: Vec<(&str, Evaluator)> = [
         (cfg.default_search, "default", Evaluator::Model),
         (cfg.hybrid_every > 0 && p.index % cfg.hybrid_every == 0, "hybrid", Evaluator::Hybrid),
+        (cfg.wide_every > 0 && p.index % cfg.wide_every == 0, "wide", Evaluator::Model),
     ]
     .into_iter()
     .filter(|(on, ..)| *on)
     .map(|(_, m, e)| (m, e))
     .collect();
+    // 512-bit vectors in AVX-512's 32 registers, set directly: `with_vector_width` would
+    // keep a host without AVX-512 at 256 bits, and the wide tiles are to be checked anywhere.
+    let wide = crate::schedule::tile_sizes::Target { vector_registers: 32, vector_bytes: 64, ..crate::schedule::tile_sizes::Target::current() };
     for (mode, evaluator) in searches {
         rec.modes.push(mode.to_string());
         let model = match crate::cost_model::load(None) {
@@ -203,12 +214,22 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
                 continue;
             }
         };
-        let ocfg = OptimizeConfig::new(
-            SearchConfig { beam_width: options::DEFAULT_BEAM_WIDTH as usize, max_depth: options::DEFAULT_MAX_DEPTH as usize },
-            evaluator,
-            options::DEFAULT_MEASURE_TOP_K as usize,
-        );
-        let decision = match search::optimize(func, &program, Some(&model), &ocfg) {
+        // The programs are far smaller than the model's, which the pass keeps as they are
+        // (`min_work`): searched anyway, or the search's schedules would go unchecked.
+        let ocfg = OptimizeConfig {
+            below_min_work: true,
+            ..OptimizeConfig::new(
+                SearchConfig { beam_width: options::DEFAULT_BEAM_WIDTH as usize, max_depth: options::DEFAULT_MAX_DEPTH as usize },
+                evaluator,
+                options::DEFAULT_MEASURE_TOP_K as usize,
+            )
+        };
+        let searched = if mode == "wide" {
+            wide.scoped(|| search::optimize(func, &program, Some(&model), &ocfg))
+        } else {
+            search::optimize(func, &program, Some(&model), &ocfg)
+        };
+        let decision = match searched {
             Ok(d) => d,
             Err(e) => {
                 rec.warnings.push(format!("{mode}: the search failed (the pass leaves the function unchanged): {e}"));
@@ -224,22 +245,53 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
                 rec.warnings.push(format!("{mode}: {w}"));
             }
         }
-        let s = decision.schedule;
-        if s.is_identity() {
-            continue;
+        // What is checked: the schedule chosen; where model mode keeps the original (no
+        // schedule predicted faster with enough confidence, as on most of these small
+        // programs), its best-ranked one instead (`<mode>-top`: what the pass would apply to
+        // a larger program of the same shape). And, from model mode's ranking, the largest
+        // register tile (`<mode>-jam`: accumulate and unroll-and-jam, the most unrolled
+        // copies, the best-ranked of those) and the best packing (`<mode>-pack`) where those
+        // are others: the search's richest schedules, which rank below the simple ones on
+        // small programs and would otherwise go unchecked.
+        let mut checked: Vec<(String, Schedule)> = Vec::new();
+        match (decision.schedule.is_identity(), evaluator) {
+            (false, _) => checked.push((mode.to_string(), decision.schedule.clone())),
+            (true, Evaluator::Model) => {
+                if let Some(top) = decision.ranked.iter().find(|r| !r.schedule.is_identity()) {
+                    checked.push((format!("{mode}-top"), top.schedule.clone()));
+                }
+            }
+            (true, _) => {}
         }
-        if rec.modeled {
-            let mut o = base.clone();
-            for step in &s.steps {
-                let (verdict, after) = o.judge(step);
-                record_step(&mut rec, mode, step, Outcome::Accepted, None, &verdict);
-                match after {
-                    Some(a) if verdict == Verdict::Legal => o.commit(a),
-                    _ => break,
+        if evaluator == Evaluator::Model {
+            let copies = |s: &Schedule| -> u64 {
+                let accumulates = s.steps.iter().any(|t| matches!(t, Transform::Accumulate(_)));
+                let unrolled: u64 = s.steps.iter().map(|t| if let Transform::Unroll(u) = t { u.factor as u64 } else { 1 }).product();
+                if accumulates { unrolled } else { 1 }
+            };
+            // `max_by_key` keeps the last of equals: reversed, the best-ranked.
+            let jam = decision.ranked.iter().rev().filter(|r| copies(&r.schedule) > 1).max_by_key(|r| copies(&r.schedule));
+            let pack = decision.ranked.iter().find(|r| r.schedule.steps.iter().any(|t| matches!(t, Transform::Pack(_))));
+            for (kind, r) in [("jam", jam), ("pack", pack)] {
+                if let Some(r) = r.filter(|r| !checked.iter().any(|(_, c)| c == &r.schedule)) {
+                    checked.push((format!("{mode}-{kind}"), r.schedule.clone()));
                 }
             }
         }
-        variants.push((mode.to_string(), s));
+        for (mode, s) in checked {
+            if rec.modeled {
+                let mut o = base.clone();
+                for step in &s.steps {
+                    let (verdict, after) = o.judge(step);
+                    record_step(&mut rec, &mode, step, Outcome::Accepted, None, &verdict);
+                    match after {
+                        Some(a) if verdict == Verdict::Legal => o.commit(a),
+                        _ => break,
+                    }
+                }
+            }
+            variants.push((mode, s));
+        }
     }
 
     if rec.modeled && cfg.random_schedules > 0 {
@@ -403,7 +455,10 @@ fn propose(loops: &[LoopInfo], buffers: usize, rng: &mut Rng) -> Option<Transfor
             6 | 7 => {
                 // Mostly factors the loop can take (fewer iterations than the factor is
                 // refused, which a few proposals still test).
-                let fits: Vec<u32> = [2, 3, 4, 8].into_iter().filter(|&f| (f as i64) <= l.max_trips).collect();
+                // Now and then the rows of the 6x16 and 12x32 register tiles (jams by a
+                // factor that is no power of two, with their clean-up copies).
+                let menu: &[u32] = if rng.chance(0.15) { &[6, 12] } else { &[2, 3, 4, 8] };
+                let fits: Vec<u32> = menu.iter().copied().filter(|&f| (f as i64) <= l.max_trips).collect();
                 let factor = if fits.is_empty() || rng.chance(0.1) { *rng.pick(&[2, 4, 8]) } else { *rng.pick(&fits) };
                 Some(Transform::Unroll(Unroll { target: name(&l.name), factor }))
             }
@@ -697,6 +752,8 @@ pub fn run(cfg: &FuzzConfig) -> Result<Summary, FuzzError> {
             .arg(list.join(","))
             .arg("--hybrid-every")
             .arg(cfg.hybrid_every.to_string())
+            .arg("--wide-every")
+            .arg(cfg.wide_every.to_string())
             .arg("--random-schedules")
             .arg(cfg.random_schedules.to_string())
             .arg("--max-steps")

@@ -712,9 +712,14 @@ pub struct OptimizeConfig {
     pub seeds: Vec<Schedule>,
     /// Model mode: the one-sided level (percent) of the interval end that must clear the margin.
     pub confidence: usize,
-    /// The `prefer-vector-width` the function is compiled with (None: LLVM's default): which
-    /// register tiles fit the registers (`tile_sizes::Target::with_vector_width`).
+    /// The `prefer-vector-width` the function is compiled with (None: the one the function's
+    /// own `passthrough` asks for, else LLVM's default): which register tiles fit the
+    /// registers (`tile_sizes::Target::with_vector_width`; [`OptimizeConfig::target_for`]).
     pub vector_bits: Option<u32>,
+    /// Model mode: search functions smaller than any program the model was trained on too
+    /// (the pass keeps them: its predictions do not cover them). For the fuzzer, whose small
+    /// programs are there to check the schedules the search makes, not what they are worth.
+    pub below_min_work: bool,
 }
 
 impl OptimizeConfig {
@@ -724,7 +729,21 @@ impl OptimizeConfig {
         let search_measure =
             crate::measure::MeasureConfig { warmup: 0, reps: 2, cutoff: Some(SEARCH_CUTOFF), ..Default::default() };
         let confidence = crate::options::DEFAULT_CONFIDENCE as usize;
-        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new(), confidence, vector_bits: None }
+        OptimizeConfig { search, evaluator, measure_top_k, search_measure, final_measure, seeds: Vec::new(), confidence, vector_bits: None, below_min_work: false }
+    }
+
+    /// The vector width `func`'s candidates are sized for: `vector_bits`, else the
+    /// `prefer-vector-width` the function already carries (a user's `passthrough`, or the
+    /// pass's option applied before), else None (LLVM's default). Reading the function too
+    /// keeps the search's register tiles right for the vectors it will really be compiled
+    /// for, whoever asked for them.
+    pub fn vector_bits_for(&self, func: Op) -> Option<u32> {
+        self.vector_bits.or_else(|| crate::transform::preferred_vector_width(func))
+    }
+
+    /// This machine's target for `func` ([`OptimizeConfig::vector_bits_for`]).
+    pub fn target_for(&self, func: Op) -> crate::schedule::tile_sizes::Target {
+        crate::schedule::tile_sizes::Target::current().with_vector_width(self.vector_bits_for(func))
     }
 }
 
@@ -1011,11 +1030,8 @@ pub fn optimize(
     model: Option<&CostModel>,
     cfg: &OptimizeConfig,
 ) -> Result<Decision, SearchError> {
-    match cfg.vector_bits {
-        Some(bits) => {
-            let target = crate::schedule::tile_sizes::Target::current().with_vector_width(Some(bits));
-            target.scoped(|| optimize_for_target(func, program, model, cfg))
-        }
+    match cfg.vector_bits_for(func) {
+        Some(_) => cfg.target_for(func).scoped(|| optimize_for_target(func, program, model, cfg)),
         None => optimize_for_target(func, program, model, cfg),
     }
 }
@@ -1030,7 +1046,7 @@ fn optimize_for_target(
     // The model knows the programs it was trained on; far smaller ones (a few hundred
     // iterations, where OpenMP's start-up or a vector loop's set-up outweighs the work) it
     // has never seen, and its predictions there mean nothing: keep the original, say why.
-    if cfg.evaluator == EvaluatorKind::Model {
+    if cfg.evaluator == EvaluatorKind::Model && !cfg.below_min_work {
         let model = model.ok_or(SearchError::NoModel)?;
         let work = crate::features::work(program);
         if let Some(min) = model.min_work().filter(|m| work < *m) {

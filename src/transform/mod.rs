@@ -15,7 +15,7 @@ use crate::ir::{self, mlir::Op, Program};
 use crate::schedule::kinds::Names;
 use crate::schedule::{LoopName, Schedule, Transform};
 use ffi::{
-    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_clone_for, autosched_tx_kept_for, autosched_tx_prefer_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
+    autosched_tx_allow_contraction, autosched_tx_clone, autosched_tx_clone_for, autosched_tx_kept_for, autosched_tx_prefer_vector_width, autosched_tx_preferred_vector_width, autosched_tx_rounding_may_change, autosched_tx_commit, autosched_tx_destroy,
     autosched_tx_strip_tags, autosched_tx_verify, Call,
 };
 use mlir_sys::{
@@ -544,6 +544,14 @@ pub fn rounding_may_change(func: Op) -> bool {
 pub fn prefer_vector_width(func: Op, bits: u32) {
     // SAFETY: func is a live operation.
     unsafe { autosched_tx_prefer_vector_width(func.0, bits as i64) }
+}
+
+/// The vector width `func` asks LLVM for, in bits: its `passthrough` attribute's
+/// `prefer-vector-width` (the pass's option, or the user's own), None where it has none.
+pub fn preferred_vector_width(func: Op) -> Option<u32> {
+    // SAFETY: func is a live operation.
+    let bits = unsafe { autosched_tx_preferred_vector_width(func.0) };
+    u32::try_from(bits).ok().filter(|&b| b > 0)
 }
 
 /// Removes the loop names `name_loops` put on `func`.
