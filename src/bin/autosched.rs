@@ -594,9 +594,9 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 10)]
     hybrid_every: u64,
     /// Run the default search as for a function compiled for 512-bit vectors (AVX-512's 32
-    /// registers: the 12x32 register tile is offered) on every K-th program (0: never),
-    /// whatever this host has.
-    #[arg(long, default_value_t = 5)]
+    /// registers: the 12x32 register tile is offered) on every K-th program, counted from
+    /// K-1 (0: never), whatever this host has; 8: the contraction programs.
+    #[arg(long, default_value_t = affine_autosched::fuzz::gen::CONTRACTION_EVERY)]
     wide_every: u64,
     /// Random schedules per program.
     #[arg(long, default_value_t = 3)]

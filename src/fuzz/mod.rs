@@ -48,8 +48,10 @@ pub struct FuzzConfig {
     pub hybrid_every: u64,
     /// Run the default search with its candidates sized for 512-bit vectors and 32 vector
     /// registers (the pass's prefer-vector-width=512 on AVX-512: the 12x32 register tile
-    /// is offered) on every k-th program (0: never), whatever this host has: the schedules
-    /// it makes must compute what the original does on any host.
+    /// is offered) on every k-th program, counted from k - 1 (0: never), whatever this host
+    /// has: the schedules it makes must compute what the original does on any host. With
+    /// k = [`gen::CONTRACTION_EVERY`] (the default) those are the contraction programs, the
+    /// ones wide enough for that tile.
     pub wide_every: u64,
     /// Random schedules per program.
     pub random_schedules: usize,
@@ -69,7 +71,7 @@ impl Default for FuzzConfig {
             out: PathBuf::from("build/fuzz"),
             jobs: crate::machine::cores(),
             hybrid_every: 10,
-            wide_every: 5,
+            wide_every: gen::CONTRACTION_EVERY,
             random_schedules: 3,
             max_steps: 6,
             default_search: true,
@@ -196,7 +198,7 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
     let searches: Vec<(&str, Evaluator)> = [
         (cfg.default_search, "default", Evaluator::Model),
         (cfg.hybrid_every > 0 && p.index % cfg.hybrid_every == 0, "hybrid", Evaluator::Hybrid),
-        (cfg.wide_every > 0 && p.index % cfg.wide_every == 0, "wide", Evaluator::Model),
+        (cfg.wide_every > 0 && (p.index + 1) % cfg.wide_every == 0, "wide", Evaluator::Model),
     ]
     .into_iter()
     .filter(|(on, ..)| *on)

@@ -430,6 +430,15 @@ pub fn name_loops(func: Op) -> Result<(), TransformError> {
     tag_loops(func)
 }
 
+/// `func`'s program where every loop still carries the name the analysis gives it (no step
+/// applied since `name_loops`): then a schedule's names mean on it what they mean to the pass.
+fn program_as_named(func: Op) -> Option<Program> {
+    let a = ir::analyze_function(func).ok()?;
+    let same = a.loop_ops.len() == a.program.loops.len()
+        && a.program.loops.iter().zip(&a.loop_ops).all(|(l, op)| op.string_attr(LOOP_TAG).as_deref() == Some(l.name.as_str()));
+    same.then_some(a.program)
+}
+
 /// Whether `func` carries loop names (`name_loops` ran and `clear_names` did not).
 pub fn has_names(func: Op) -> bool {
     let mut found = false;
@@ -454,7 +463,10 @@ pub fn has_names(func: Op) -> bool {
 /// Applies steps to a function whose loops carry their names (`name_loops`), in place and
 /// as one transaction: on a clone, each checked like the pass's steps, verified, then moved
 /// into `func` with the names kept for the next steps. Refused or failed, `func` is as it
-/// was. What `transform.autosched.step` does.
+/// was. What `transform.autosched.step` does. Several steps given to a function still as
+/// named (no step applied since `name_loops`) are checked exactly as the pass checks a
+/// schedule: a parallelize after unrolls decided on the loops before them
+/// ([`base::apply_decided_at_base`]), which one step at a time cannot do.
 pub fn apply_in_place(func: Op, steps: &[Transform]) -> Result<(), TransformError> {
     if !has_names(func) {
         return Err(TransformError::BadLoop {
@@ -463,12 +475,19 @@ pub fn apply_in_place(func: Op, steps: &[Transform]) -> Result<(), TransformErro
             reason: "the function's loops carry no names: run transform.autosched.name_loops on it first".into(),
         });
     }
+    let as_named = if steps.len() > 1 { program_as_named(func) } else { None };
+    let schedule = Schedule { steps: steps.to_vec() };
     // SAFETY: func is a live func.func; the clone is detached and owned here until it is
     // committed (moved into func) or destroyed.
     let clone = unsafe { autosched_tx_clone(func.0) };
     let result = (|| {
+        let mut bases = None;
         for (i, step) in steps.iter().enumerate() {
-            run_step(clone, i + 1, step)?;
+            let decided = as_named.as_ref().and_then(|p| base::apply_decided_at_base(func, p, &schedule, i, clone, &mut bases));
+            match decided {
+                Some(r) => r?,
+                None => run_step(clone, i + 1, step)?,
+            }
         }
         verify(clone)
     })();
@@ -503,22 +522,41 @@ pub fn applied_text(func: Op, schedule: &Schedule) -> Result<String, TransformEr
 }
 
 /// The function a Transform-dialect script of `schedule` makes of `func`, printed (`func`
-/// unchanged): its loops named, each step applied in place ([`apply_in_place`], what
-/// `transform.autosched.step` runs), the names removed. The fuzzer checks it equals
-/// [`applied_text`].
+/// unchanged): its loops named, the steps applied in place as the script's
+/// `transform.autosched.step` ops do ([`apply_in_place`]: one op per step, or one for the
+/// whole schedule where [`replays_step_by_step`] says so), the names removed. The fuzzer
+/// checks it equals [`applied_text`].
 pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformError> {
+    let group = if replays_step_by_step(func, schedule) { 1 } else { schedule.steps.len().max(1) };
+    replayed_in_groups(func, schedule, group)
+}
+
+/// `func` with `schedule` applied in place `group` steps per [`apply_in_place`], printed.
+fn replayed_in_groups(func: Op, schedule: &Schedule, group: usize) -> Result<String, TransformError> {
     // SAFETY: func is a live func.func; the clone is detached and destroyed here.
     let clone = Op(unsafe { autosched_tx_clone(func.0) });
     let result = (|| {
         name_loops(clone)?;
-        for step in &schedule.steps {
-            apply_in_place(clone, std::slice::from_ref(step))?;
+        for steps in schedule.steps.chunks(group) {
+            apply_in_place(clone, steps)?;
         }
         clear_names(clone);
         Ok(clone.to_text())
     })();
     unsafe { autosched_tx_destroy(clone.0) };
     result
+}
+
+/// Whether a script replays `schedule` on `func` one step per op (with upstream's ops where
+/// they exist), rather than as one `transform.autosched.step` of the whole schedule. The pass
+/// decides a parallelize that comes after unrolls on the loops before them; in place, one
+/// step at a time, it is decided after them, on the unrolled copies, where MLIR's dependence
+/// analysis may not see what it saw before (a clean-up loop's bounds with `floordiv`): a
+/// legal step refused (fuzz program f1-388: `unroll(L0.0:8); parallelize(L0)`). Only such a
+/// schedule is tried step by step here; any other replays so by construction.
+pub fn replays_step_by_step(func: Op, schedule: &Schedule) -> bool {
+    let after_unroll = schedule.steps.windows(2).any(|w| matches!(w[0], Transform::Unroll(_)) && matches!(w[1], Transform::Parallelize(_)));
+    !after_unroll || replayed_in_groups(func, schedule, 1).is_ok()
 }
 
 /// Marks every floating-point add, subtract and multiply of `func` `fastmath<contract>`, so

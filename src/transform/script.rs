@@ -33,17 +33,25 @@ pub struct ScriptEntry {
     /// The code generation options the function was given, and whether before the steps.
     pub codegen: CodegenOptions,
     pub codegen_first: bool,
+    /// The whole schedule as one `transform.autosched.step` op: where one step at a time
+    /// would refuse a step the pass applied (`transform::replays_step_by_step`).
+    pub whole: bool,
 }
 
 impl ScriptEntry {
     /// The entry of `schedule` for `func` (before the schedule is applied to it), with the
     /// upstream op of each step that has one.
     pub fn new(func: crate::ir::mlir::Op, function: &str, schedule: &Schedule, note: String) -> ScriptEntry {
-        let upstream = super::upstream_ops(func, schedule).unwrap_or_else(|e| {
-            log::info!("@{function}: no upstream ops in its script: {e}");
+        let whole = !super::replays_step_by_step(func, schedule);
+        let upstream = if whole {
             Vec::new()
-        });
-        ScriptEntry { function: function.into(), schedule: schedule.clone(), note, upstream, codegen: CodegenOptions::default(), codegen_first: true }
+        } else {
+            super::upstream_ops(func, schedule).unwrap_or_else(|e| {
+                log::info!("@{function}: no upstream ops in its script: {e}");
+                Vec::new()
+            })
+        };
+        ScriptEntry { function: function.into(), schedule: schedule.clone(), note, upstream, codegen: CodegenOptions::default(), codegen_first: true, whole }
     }
 
     /// The entry with the code generation options the function was given, `first`: before
@@ -125,7 +133,13 @@ pub fn script(entries: &[ScriptEntry]) -> String {
         if e.codegen_first {
             codegen(&mut out, &mut f);
         }
-        for (i, step) in e.schedule.steps.iter().enumerate() {
+        if e.whole {
+            let _ = writeln!(out, "    // One op: the pass decides a parallelize after unrolls on the loops before them, which");
+            let _ = writeln!(out, "    // the steps one at a time cannot do (they would refuse it).");
+            let _ = writeln!(out, "    %f{} = transform.autosched.step %f{f} {} : {ty}", f + 1, string(&e.schedule.to_string()));
+            f += 1;
+        }
+        for (i, step) in e.schedule.steps.iter().enumerate().filter(|_| !e.whole) {
             match e.upstream.get(i).cloned().flatten() {
                 Some(u) => {
                     l += 1;
@@ -174,6 +188,7 @@ mod tests {
             upstream: Vec::new(),
             codegen: CodegenOptions::default(),
             codegen_first: true,
+            whole: false,
         }
     }
 
