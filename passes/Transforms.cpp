@@ -40,6 +40,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
 
+#include <limits>
 #include <string>
 
 using namespace mlir;
@@ -91,6 +92,13 @@ bool isInnermost(AffineForOp l) {
       innermost = false;
   });
   return innermost;
+}
+
+std::optional<uint64_t> tripCount(AffineForOp l) {
+  std::optional<uint64_t> trips = getConstantTripCount(l);
+  if (trips && *trips > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return 0;
+  return trips;
 }
 
 std::string joined(ArrayRef<std::string> names) {
@@ -626,7 +634,7 @@ std::optional<unsigned> leastResult(AffineMap map, ValueRange operands, Value iv
 /// The iterations of `tile` (constant bounds, known): first and last value of its
 /// induction variable.
 std::optional<std::pair<int64_t, int64_t>> ivRange(AffineForOp tile) {
-  std::optional<uint64_t> trips = getConstantTripCount(tile);
+  std::optional<uint64_t> trips = tripCount(tile);
   if (!tile.hasConstantBounds() || !trips || *trips == 0)
     return std::nullopt;
   int64_t lb = tile.getConstantLowerBound();
@@ -745,7 +753,7 @@ bool partialTilesPeelable(ArrayRef<AffineForOp> loops, std::string &why) {
 }
 
 PeeledTrips peeledTrips(AffineForOp l) {
-  if (std::optional<uint64_t> trips = getConstantTripCount(l))
+  if (std::optional<uint64_t> trips = tripCount(l))
     return {trips, std::nullopt};
   std::string why;
   auto plan = planUpperBound(l, why);
@@ -782,7 +790,7 @@ SmallVector<AffineForOp> peelAndCollect(func::FuncOp f, StringRef name, int64_t 
   peelPartialTiles(f, name);
   SmallVector<AffineForOp> loops;
   for (AffineForOp l : loopsNamed(f, name)) {
-    std::optional<uint64_t> trips = getConstantTripCount(l);
+    std::optional<uint64_t> trips = tripCount(l);
     if (!(l->hasAttr(kRemainderAttr) && trips && *trips < static_cast<uint64_t>(n)))
       loops.push_back(l);
   }

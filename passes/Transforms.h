@@ -59,6 +59,13 @@ requireLoops(mlir::func::FuncOp f, mlir::StringRef name, const Report &report);
 /// True when no loop (affine.for, affine.parallel) or conditional is nested in `l`.
 bool isInnermost(mlir::affine::AffineForOp l);
 
+/// The loop's trip count where it is the same in every iteration of the loops around it
+/// (MLIR's getConstantTripCount), with a loop that never runs counted 0: MLIR casts the
+/// negative count of bounds a constant apart the wrong way round (`3 * %i + 2 to 3 * %i +
+/// 1`: -1) to a huge unsigned one, which made an unroll of such a loop run its clean-up loop
+/// (fuzz program f7-1203). Use this, never getConstantTripCount.
+std::optional<uint64_t> tripCount(mlir::affine::AffineForOp l);
+
 std::string joined(mlir::ArrayRef<std::string> names);
 
 /// Every perfectly nested band whose loops carry exactly `names` (as a set), one per copy.

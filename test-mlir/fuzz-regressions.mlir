@@ -97,6 +97,18 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@vector_rename: vectorize(L0.1:4); parallelize(L0.1)"}))' %s 2>&1 | FileCheck %s --check-prefix=VRENAME
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@vector_rename: vectorize(L0.1:4); parallelize(L0.0)"}))' %s 2>&1 | FileCheck %s --check-prefix=VRENAMEOK
+//
+// 11. Wrong results: a loop whose bounds are a constant apart the wrong way round
+//     (`3 * %i + 2 to 3 * %i + 1`: it never runs) has a "constant trip count" of -1, which
+//     MLIR's getConstantTripCount casts to 2^64 - 1: unrolled by 8, its clean-up loop ran 7
+//     iterations (fuzz program f7-1203, where distribution made such a loop of an empty
+//     one). A negative count is 0 now (`tripCount`): unroll and vectorize refuse the loop,
+//     accumulate too (it may not run).
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@never_runs: unroll(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=NEVERUNROLL
+// RUN: not mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{schedule="@never_runs: vectorize(L0.0:8)"}))' %s 2>&1 | FileCheck %s --check-prefix=NEVERVEC
+// RUN: %autosched run %s --function never_runs --schedule "tile(L0:2); parallelize(L0.t)" --reps 1 --warmup 0 | FileCheck %s --check-prefix=EQUIV
 
 // VRENAME: step 2 (parallelize(L0.1)) refused: an operation with unknown memory effects prevents the dependence check
 // VRENAMEOK: applied schedule to @vector_rename: vectorize(L0.1:4); parallelize(L0.0)
@@ -107,6 +119,8 @@
 // VRENAMEOK: vector.transfer_write
 // MAXSTRIDE: applied schedule to @max_stride: parallelize(L0.0)
 // MAXSTRIDEDEP: step 1 (parallelize(L0.0)) refused: L0.0 carries a dependence
+// NEVERUNROLL: step 1 (unroll(L0.0:8)) refused: L0.0 runs 0 iterations, fewer than the unroll factor 8
+// NEVERVEC: step 1 (vectorize(L0.0:8)) refused: L0.0 runs 0 iterations, fewer than the width 8
 // IVVALUE: step 1 (vectorize(L0:2)) refused: L0's induction variable is used as a value, not only as an index (the vectorizer cannot widen it)
 // IVINDEX: applied schedule to @iv_value: vectorize(L1:2)
 // SLICE: step 1 (fuse(L2, L3, 1)) refused: the fusion slice of L2 does not run all of its iterations
@@ -546,6 +560,17 @@ func.func @vector_rename(%A: memref<16xf32>, %B: memref<16xi32>) {
       %f = arith.sitofp %x : i32 to f32
       %s = arith.subf %a, %f : f32
       affine.store %s, %A[%k] : memref<16xf32>
+    }
+  }
+  return
+}
+
+func.func @never_runs(%A: memref<40xf32>) {
+  affine.for %i = 0 to 4 {
+    affine.for %j = affine_map<(d0) -> (d0 * 3 + 2)>(%i) to affine_map<(d0) -> (d0 * 3 + 1)>(%i) {
+      %v = affine.load %A[%j] : memref<40xf32>
+      %w = arith.addf %v, %v : f32
+      affine.store %w, %A[%j] : memref<40xf32>
     }
   }
   return

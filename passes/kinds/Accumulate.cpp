@@ -36,7 +36,7 @@ struct Pair {
 /// expression reaches an upper one anywhere in their iteration domain (a tile's point loop
 /// from t to min(t + 64, N) always runs; j from 0 to i does not at i = 0).
 bool alwaysRuns(AffineForOp loop) {
-  if (std::optional<uint64_t> trips = getConstantTripCount(loop))
+  if (std::optional<uint64_t> trips = tripCount(loop))
     return *trips > 0;
   SmallVector<Operation *> outer;
   getEnclosingAffineOps(*loop.getOperation(), &outer);

@@ -55,7 +55,7 @@ FailureOr<SmallVector<bool>> backwardLoops(ArrayRef<AffineForOp> band, const Rep
 unsigned tiledLoops(ArrayRef<AffineForOp> band, ArrayRef<int64_t> sizes) {
   unsigned tiled = band.size();
   while (tiled > 0) {
-    std::optional<uint64_t> trips = getConstantTripCount(band[tiled - 1]);
+    std::optional<uint64_t> trips = tripCount(band[tiled - 1]);
     if (!trips || (uint64_t)sizes[tiled - 1] < *trips)
       break;
     --tiled;
@@ -149,7 +149,7 @@ int32_t autosched_tx_tile_band(MlirOperation func, const char *const *names, siz
   if (failed(back))
     return AUTOSCHED_TX_REFUSED;
   for (unsigned i = 0; i < n; ++i) {
-    std::optional<uint64_t> t = getConstantTripCount(band[i]);
+    std::optional<uint64_t> t = tripCount(band[i]);
     trips[i] = t ? (int64_t)*t : -1;
     backward[i] = (*back)[i];
   }

@@ -146,7 +146,7 @@ bool needsPeeling(AffineForOp loop, int64_t factor) {
 LogicalResult checkUnrollPreconditions(AffineForOp loop, int64_t factor,
                                        const Report &report) {
   std::string n = nameOf(loop);
-  std::optional<uint64_t> trips = getConstantTripCount(loop);
+  std::optional<uint64_t> trips = tripCount(loop);
   if (trips && *trips < (uint64_t)factor)
     return report.refuse(n + " runs " + std::to_string(*trips) +
                          " iterations, fewer than the unroll factor " +
@@ -509,7 +509,7 @@ int32_t unrollChecked(ArrayRef<AffineForOp> checked, const char *name, int64_t f
     // loop, guardPromotedCleanup took the promoted body of a full unroll for a clean-up
     // loop's and put an accumulator's yielded values under a condition: tile; accumulate;
     // unroll of the point loop did not verify.)
-    bool knownTrips = getConstantTripCount(l).has_value();
+    bool knownTrips = tripCount(l).has_value();
     AffineMap lbMap = l.getLowerBoundMap(), ubMap = l.getUpperBoundMap();
     SmallVector<Value> lbOperands(l.getLowerBoundOperands());
     SmallVector<Value> ubOperands(l.getUpperBoundOperands());
@@ -600,7 +600,7 @@ bool autosched_tx_unroll_is_plain(MlirOperation func, const char *name, int64_t 
     if (nameOf(l) != name)
       return;
     any = true;
-    std::optional<uint64_t> trips = getConstantTripCount(l);
+    std::optional<uint64_t> trips = tripCount(l);
     plain &= isInnermost(l) && l.hasConstantBounds() && trips && *trips >= (uint64_t)factor;
   });
   return any && plain;

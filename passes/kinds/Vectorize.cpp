@@ -124,7 +124,7 @@ LogicalResult checkUnitStride(AffineForOp loop, const Report &report) {
 void peelRemainder(AffineForOp l, int64_t w) {
   OpBuilder b(l);
   Location loc = l.getLoc();
-  if (std::optional<uint64_t> trips = getConstantTripCount(l); trips && l.hasConstantBounds()) {
+  if (std::optional<uint64_t> trips = tripCount(l); trips && l.hasConstantBounds()) {
     int64_t split = l.getConstantLowerBound() + static_cast<int64_t>(*trips / w) * w;
     b.setInsertionPointAfter(l);
     auto rest = cast<AffineForOp>(b.clone(*l.getOperation()));
@@ -189,7 +189,7 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
     // The super-vectorizer emits no remainder loop: a loop whose trip count is not a known
     // multiple of the width is split first (peelRemainder), which needs one lower and one
     // upper bound expression.
-    std::optional<uint64_t> trips = getConstantTripCount(l);
+    std::optional<uint64_t> trips = tripCount(l);
     if (trips && *trips < static_cast<uint64_t>(width))
       return report.refuse(n + " runs " + std::to_string(*trips) +
                            " iterations, fewer than the width " + std::to_string(width));
@@ -244,7 +244,7 @@ int32_t vectorize(MlirOperation func, const char *name, int64_t width, ArrayRef<
     // the vectorizer may hoist new operations, a broadcast of an outer induction variable,
     // to the front of the block, and the name went to the loop's previous sibling; found
     // by the fuzzer).
-    std::optional<uint64_t> trips = getConstantTripCount(l);
+    std::optional<uint64_t> trips = tripCount(l);
     if (!(trips && *trips % width == 0))
       peelRemainder(l, width);
     Operation *next = l->getNextNode();
