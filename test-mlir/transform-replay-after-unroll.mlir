@@ -1,7 +1,7 @@
-// A parallelize after unrolls is decided by the pass on the loops before them (the unrolled
-// copies' clean-up bounds hide from MLIR's dependence analysis what it saw before). One
-// `transform.autosched.step` per step would refuse it, so the script gives the whole schedule
-// to one op, which decides it as the pass does, and replays the pass's output. (The fuzzer's
+// A parallelize after unrolls is decided by the pass on the loops before them (here the
+// unrolled copies' clean-up bounds hide from MLIR's dependence analysis what it saw before).
+// One `transform.autosched.step` per step would refuse it, so the script gives the whole
+// schedule to one op, which decides it as the pass does, and replays the pass's output. (The fuzzer's
 // program f1-388, found in the search's ranking: unroll by 8 of a loop of 4 or 5 iterations.)
 //
 // RUN: rm -rf %t && split-file %s %t
@@ -20,9 +20,9 @@
 // RUN:   %t/input.mlir 2>&1 | FileCheck %s --check-prefix=STEPS
 
 // PASS: affine.parallel
-// SCRIPT: One op: the pass decides a parallelize after unrolls
 // SCRIPT: %f2 = transform.autosched.step %f1 "unroll(L0.0:8); parallelize(L0)"
-// SCRIPT-NEXT: %f3 = transform.autosched.clear_names %f2
+// SCRIPT-NEXT: One op: the pass decides a parallelize after unrolls
+// SCRIPT: %f3 = transform.autosched.clear_names %f2
 // STEPS: parallelize(L0)) refused: L0 carries a dependence
 
 //--- input.mlir

@@ -33,8 +33,8 @@ pub struct ScriptEntry {
     /// The code generation options the function was given, and whether before the steps.
     pub codegen: CodegenOptions,
     pub codegen_first: bool,
-    /// The whole schedule as one `transform.autosched.step` op: where one step at a time
-    /// would refuse a step the pass applied (`transform::replays_step_by_step`).
+    /// The whole schedule as one `transform.autosched.step` op: where a parallelize comes
+    /// after unrolls (`transform::replays_step_by_step`).
     pub whole: bool,
 }
 
@@ -134,9 +134,9 @@ pub fn script(entries: &[ScriptEntry]) -> String {
             codegen(&mut out, &mut f);
         }
         if e.whole {
-            let _ = writeln!(out, "    // One op: the pass decides a parallelize after unrolls on the loops before them, which");
-            let _ = writeln!(out, "    // the steps one at a time cannot do (they would refuse it).");
             let _ = writeln!(out, "    %f{} = transform.autosched.step %f{f} {} : {ty}", f + 1, string(&e.schedule.to_string()));
+            let _ = writeln!(out, "    // One op: the pass decides a parallelize after unrolls on the loops before them, which");
+            let _ = writeln!(out, "    // the steps one at a time cannot do (they may refuse it, and take minutes on a register tile).");
             f += 1;
         }
         for (i, step) in e.schedule.steps.iter().enumerate().filter(|_| !e.whole) {
