@@ -204,9 +204,6 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
     .filter(|(on, ..)| *on)
     .map(|(_, m, e)| (m, e))
     .collect();
-    // 512-bit vectors in AVX-512's 32 registers, set directly: `with_vector_width` would
-    // keep a host without AVX-512 at 256 bits, and the wide tiles are to be checked anywhere.
-    let wide = crate::schedule::tile_sizes::Target { vector_registers: 32, vector_bytes: 64, ..crate::schedule::tile_sizes::Target::current() };
     for (mode, evaluator) in searches {
         rec.modes.push(mode.to_string());
         let model = match crate::cost_model::load(None) {
@@ -227,6 +224,9 @@ pub fn fuzz_one(p: &FuzzProgram, cfg: &FuzzConfig) -> ProgramRecord {
             )
         };
         let searched = if mode == "wide" {
+            // 512-bit vectors in AVX-512's 32 registers, set directly: `with_vector_width` would
+            // keep a host without AVX-512 at 256 bits, and the wide tiles are to be checked anywhere.
+            let wide = crate::schedule::tile_sizes::Target { vector_registers: 32, vector_bytes: 64, ..crate::schedule::tile_sizes::Target::current() };
             wide.scoped(|| search::optimize(func, &program, Some(&model), &ocfg))
         } else {
             search::optimize(func, &program, Some(&model), &ocfg)

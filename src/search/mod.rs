@@ -1030,8 +1030,11 @@ pub fn optimize(
     model: Option<&CostModel>,
     cfg: &OptimizeConfig,
 ) -> Result<Decision, SearchError> {
+    // Read once (an attribute lookup through the C layer); None keeps a target scoped by the caller.
     match cfg.vector_bits_for(func) {
-        Some(_) => cfg.target_for(func).scoped(|| optimize_for_target(func, program, model, cfg)),
+        Some(bits) => crate::schedule::tile_sizes::Target::current()
+            .with_vector_width(Some(bits))
+            .scoped(|| optimize_for_target(func, program, model, cfg)),
         None => optimize_for_target(func, program, model, cfg),
     }
 }

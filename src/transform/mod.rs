@@ -527,7 +527,7 @@ pub fn applied_text(func: Op, schedule: &Schedule) -> Result<String, TransformEr
 /// whole schedule where [`replays_step_by_step`] says so), the names removed. The fuzzer
 /// checks it equals [`applied_text`].
 pub fn replayed_text(func: Op, schedule: &Schedule) -> Result<String, TransformError> {
-    let group = if replays_step_by_step(func, schedule) { 1 } else { schedule.steps.len().max(1) };
+    let group = if replays_step_by_step(schedule) { 1 } else { schedule.steps.len().max(1) };
     replayed_in_groups(func, schedule, group)
 }
 
@@ -547,7 +547,7 @@ fn replayed_in_groups(func: Op, schedule: &Schedule, group: usize) -> Result<Str
     result
 }
 
-/// Whether a script replays `schedule` on `func` one step per op (with upstream's ops where
+/// Whether a script replays `schedule` one step per op (with upstream's ops where
 /// they exist), rather than as one `transform.autosched.step` of the whole schedule: not where
 /// a parallelize comes after unrolls. The pass decides such a parallelize on the loops before
 /// the unrolls (`base`); one op per step decides it after them, on the unrolled copies, where
@@ -555,7 +555,7 @@ fn replayed_in_groups(func: Op, schedule: &Schedule, group: usize) -> Result<Str
 /// `floordiv`: a legal step refused, fuzz program f1-388, `unroll(L0.0:8); parallelize(L0)`)
 /// and where it is slow (gemm's 8x32 register tile: minutes; trying the steps one by one
 /// first made `export-transform` take 358 s on PolyBench gemm).
-pub fn replays_step_by_step(_func: Op, schedule: &Schedule) -> bool {
+pub fn replays_step_by_step(schedule: &Schedule) -> bool {
     !schedule.steps.windows(2).any(|w| matches!(w[0], Transform::Unroll(_)) && matches!(w[1], Transform::Parallelize(_)))
 }
 

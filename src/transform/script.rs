@@ -42,7 +42,7 @@ impl ScriptEntry {
     /// The entry of `schedule` for `func` (before the schedule is applied to it), with the
     /// upstream op of each step that has one.
     pub fn new(func: crate::ir::mlir::Op, function: &str, schedule: &Schedule, note: String) -> ScriptEntry {
-        let whole = !super::replays_step_by_step(func, schedule);
+        let whole = !super::replays_step_by_step(schedule);
         let upstream = if whole {
             Vec::new()
         } else {
