@@ -58,10 +58,24 @@ def parse_args(argv):
     p.add_argument("--out", required=True)
     p.add_argument("--mode", choices=sorted(MODES), default="tree")
     p.add_argument("--held-out", type=float, default=0.3, help="fraction of the programs kept for the figures")
+    p.add_argument("--split", choices=["adapt", "train"], default="adapt",
+                   help="adapt: --held-out of the programs held out, 15%% of the rest for validation (seeded by "
+                        "--seed); train: train.py's split by a hash of each program's id (--split-seed): its "
+                        "test programs are held out, its validation programs validate, so that a network "
+                        "train.py trained on the same data (--reference) was never trained on the held-out ones")
+    p.add_argument("--split-seed", type=int, default=1, help="with --split train: train.py's --split-seed")
+    p.add_argument("--reference", nargs="+", default=[],
+                   help="checkpoints of a network trained on a full dataset measured on this machine (train.py "
+                        "with --split-seed as here, on data holding these programs): its figures on the same "
+                        "held-out programs are the target's comparison")
     p.add_argument("--fine-tune-programs", type=int, default=0,
                    help="fine-tune on only the first N of the fine-tuning programs (0: all); the validation and "
                         "held-out programs stay those of the whole data, so runs with several N on one "
                         "measurement make a budget curve on one held-out set")
+    p.add_argument("--fine-tune-points", type=int, default=0,
+                   help="a budget in measured points, as the issue states it (5%% of the shipped dataset): the "
+                        "first fine-tuning programs whose points add up to at most N, 15%% of them (the last) "
+                        "validating in place of the split's validation programs (0: all, as split)")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--max-lr", type=float, default=3e-4)
@@ -190,12 +204,22 @@ def main(argv=None):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     data = data_mod.Featurized(args.data)
-    train_p, val_p, held_p = split(len(data.programs), args.held_out, args.seed)
+    if args.split == "train":
+        train_p, val_p, held_p = data_mod.split_programs(data.programs, args.split_seed)
+    else:
+        train_p, val_p, held_p = split(len(data.programs), args.held_out, args.seed)
     if args.fine_tune_programs:
         if args.fine_tune_programs > len(train_p):
             raise SystemExit(f"--fine-tune-programs {args.fine_tune_programs}: the data has {len(train_p)} "
                              "fine-tuning programs")
         train_p = train_p[:args.fine_tune_programs]
+    if args.fine_tune_points:
+        # The budget is every point measured for the adaptation (validation included), so
+        # the validation programs come out of it: the last 15% of the budget's programs.
+        sizes = np.bincount(data.program, minlength=len(data.programs))[train_p]
+        budget = train_p[:int(np.searchsorted(np.cumsum(sizes), args.fine_tune_points, side="right"))]
+        v = int(round(0.15 * len(budget))) if len(budget) > 1 else 0
+        train_p, val_p = budget[:len(budget) - v], budget[len(budget) - v:]
     if len(train_p) == 0:
         raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
     loaded = [load_base(b, data) for b in args.base]
@@ -207,6 +231,10 @@ def main(argv=None):
 
     t0 = time.time()
     before = figures(whole(), data, held_p)
+    reference = None
+    if args.reference:
+        refs = [load_base(r, data)[0] for r in args.reference]
+        reference = figures(refs[0] if len(refs) == 1 else Ensemble(refs).eval(), data, held_p)
     fines = []
     for k, (model, member_cfg) in enumerate(loaded):
         member_args = argparse.Namespace(**{**vars(args), "seed": args.seed + k,
@@ -231,8 +259,10 @@ def main(argv=None):
         "points": int(len(data)),
         "programs": {"fine_tune": int(len(train_p)), "validation": int(len(val_p)), "held_out": int(len(held_p))},
         "fine_tune_points": int(np.isin(data.program, train_p).sum()),
+        "validation_points": int(np.isin(data.program, val_p).sum()),
         "held_out_before": before,
         "held_out_after": after,
+        "split": args.split,
         "fine_tuning": fines[0],
         "fine_tuning_members": fines,
         "seconds": time.time() - t0,
@@ -243,6 +273,9 @@ def main(argv=None):
         config["adapted"]["data"] = str(args.data)
         config["adapted"]["base"] = str(base)
         torch.save({"config": config, "state": model.state_dict()}, out / ("model.pt" if k == 0 else f"model.seed{k}.pt"))
+    if reference is not None:
+        result["reference"] = [str(r) for r in args.reference]
+        result["held_out_reference"] = reference
     if not args.no_scratch:
         scratch = CostModel(cfg["features"], dropout=cfg["dropout"], residual=cfg["residual"],
                             heads=cfg.get("heads", 1), laplace=cfg.get("laplace"), derive=cfg.get("derive"))
@@ -258,6 +291,8 @@ def main(argv=None):
     (out / "adapt.json").write_text(json.dumps(result, indent=1))
     line = (f"held-out programs measured here ({len(held_p)}): Spearman {before['spearman']:.3f} -> "
             f"{after['spearman']:.3f} (MAPE {before['mape']:.3f} -> {after['mape']:.3f})")
+    if reference is not None:
+        line += f"; the reference trained on a full dataset measured here: {reference['spearman']:.3f}"
     if "held_out_scratch" in result:
         line += f"; trained from scratch on the same data: {result['held_out_scratch']['spearman']:.3f}"
     print(line)

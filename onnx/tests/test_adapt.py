@@ -55,6 +55,19 @@ def test_adapt_smoke(tmp_path):
     assert curve["programs"]["held_out"] == result["programs"]["held_out"]
     assert curve["held_out_before"] == result["held_out_before"]
     assert 0 < curve["fine_tune_points"] <= result["fine_tune_points"]
+    # train.py's split by program id, a budget in points, and a reference network's figures on
+    # the same held-out programs (here the base itself: its figures are the "before" ones).
+    import data as data_mod
+    feats_here = data_mod.Featurized(tmp_path / "work" / "features")
+    assert adapt.main(["--base", members[0], "--data", str(tmp_path / "work" / "features"),
+                       "--out", str(tmp_path / "ref"), "--split", "train", "--fine-tune-points", "30",
+                       "--reference", members[0], "--no-scratch", "--quiet", "--epochs", "1"]) == 0
+    ref = json.loads((tmp_path / "ref" / "adapt.json").read_text())
+    assert ref["split"] == "train"
+    assert ref["programs"]["held_out"] == len(data_mod.split_programs(feats_here.programs, 1)[2])
+    # The budget holds every point the adaptation used: its validation programs too.
+    assert 0 < ref["fine_tune_points"] and ref["fine_tune_points"] + ref["validation_points"] <= 30
+    assert ref["held_out_reference"] == ref["held_out_before"]
     with pytest.raises(SystemExit, match="fine-tuning programs"):
         adapt.main(["--base", str(tmp_path / "base" / "model.pt"), "--data", str(tmp_path / "work" / "features"),
                     "--out", str(tmp_path / "curve"), "--fine-tune-programs", "1000", "--no-scratch", "--quiet"])
