@@ -40,8 +40,12 @@ static FILE_LOCK: Mutex<()> = Mutex::new(());
 /// database that cannot be used fails the run before any change).
 pub fn begin_run(options: &PassOptions) -> Result<(), OptionError> {
     // The search needs the model (the shipped one unless `model=` names another) unless it
-    // only executes; an explicit `model=` is checked whatever the mode.
-    if options.model.is_some() || (options.schedule.is_none() && options.evaluator != Evaluator::Execution) {
+    // only executes; an explicit `model=` is checked whatever the mode. With `records=` the
+    // shipped model waits for the first function the records do not decide: a run that finds
+    // every function there loads none (0.2 s of ONNX Runtime's session on every build).
+    if options.model.is_some()
+        || (options.schedule.is_none() && options.evaluator != Evaluator::Execution && options.records.is_none())
+    {
         cost_model::load(options.model.as_deref()).map_err(|e| OptionError::Model(e.to_string()))?;
     }
     if let Some(path) = &options.dump_file {
@@ -289,7 +293,25 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         return Outcome::Unchanged;
     }
     let remark = |message: String| Diagnostic { op: Some(func), severity: Severity::Remark, message };
+    let store = match &options.records {
+        Some(path) => match records::shared(path) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                emit(Diagnostic {
+                    op: Some(func),
+                    severity: Severity::Error,
+                    message: format!("affine-autosched: option 'records': {e}"),
+                });
+                return Outcome::Failed;
+            }
+        },
+        None => None,
+    };
+    // A function the records decide needs no search, so no cost model: looked up first, a
+    // hit costs no model session (begin_run leaves the shipped model unloaded with records=).
+    let hit = store.as_deref().and_then(|s| records::hit(func, program, s));
     let model = match options.evaluator {
+        _ if hit.is_some() => None,
         Evaluator::Execution => None,
         _ => match cost_model::load(options.model.as_deref()) {
             Ok(m) => Some(m),
@@ -325,21 +347,11 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
             options.measure_top_k,
         )
     };
-    let store = match &options.records {
-        Some(path) => match records::shared(path) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                emit(Diagnostic {
-                    op: Some(func),
-                    severity: Severity::Error,
-                    message: format!("affine-autosched: option 'records': {e}"),
-                });
-                return Outcome::Failed;
-            }
-        },
-        None => None,
+    let decided = match hit {
+        Some((d, hash)) => Ok((d, Some(hash))),
+        None => records::decide(func, program, model.as_deref(), &cfg, store.as_deref()),
     };
-    let (decision, hash) = match records::decide(func, program, model.as_deref(), &cfg, store.as_deref()) {
+    let (decision, hash) = match decided {
         Ok(d) => d,
         Err(e) => {
             // A failed search leaves the function as it was: a warning, not a failed pipeline.

@@ -579,6 +579,59 @@ pub fn shared(path: &Path) -> Result<std::sync::Arc<std::sync::Mutex<Store>>, Re
 /// How many schedules of other machines' records a measuring search also measures.
 pub const FOREIGN_SEEDS: usize = 3;
 
+/// What the records hold for a function, looked up.
+struct Looked {
+    hash: String,
+    lookup: Lookup,
+    /// Trouble reading the database (the search goes on without it).
+    warnings: Vec<String>,
+    /// Why this machine's record was not applied, where there was one.
+    notes: Vec<String>,
+    /// The decision of this machine's best record, checked by this build.
+    hit: Option<Decision>,
+}
+
+fn look(func: crate::ir::mlir::Op, program: &crate::ir::Program, store: &std::sync::Mutex<Store>) -> Looked {
+    let hash = crate::ir::canonical::function_hash(func);
+    let mut warnings = Vec::new();
+    let lookup = match store.lock().unwrap_or_else(|p| p.into_inner()).lookup(&hash, crate::machine::fingerprint()) {
+        Ok(l) => l,
+        Err(e) => {
+            warnings.push(format!("the tuning records could not be read ({e}); searching"));
+            Lookup::default()
+        }
+    };
+    let mut notes = Vec::new();
+    let mut hit = None;
+    if let Some(mut d) = lookup.decision(crate::search::MIN_MEASURED_GAIN) {
+        // A record this build no longer accepts (its checks changed) is searched again.
+        match crate::transform::check(func, &d.schedule) {
+            Ok(()) => {
+                d.warnings = std::mem::take(&mut warnings);
+                hit = Some(d);
+            }
+            Err(e) => notes.push(format!(
+                "the tuning records' schedule for @{}, {}, is refused by this build ({e}): searching instead",
+                program.function, d.schedule
+            )),
+        }
+    }
+    Looked { hash, lookup, warnings, notes, hit }
+}
+
+/// The decision [`decide`] would take from this machine's records for `func` without a
+/// search, and the function's hash; None where it would search (no record here, a record
+/// this build refuses, an unreadable database: [`decide`] looks again and says why). The
+/// pass asks this first, so that a function the records decide needs no cost model loaded.
+pub fn hit(
+    func: crate::ir::mlir::Op,
+    program: &crate::ir::Program,
+    store: &std::sync::Mutex<Store>,
+) -> Option<(Decision, String)> {
+    let looked = look(func, program, store);
+    looked.hit.map(|d| (d, looked.hash))
+}
+
 /// A decision for `func`, with the records when there are some: this machine's best record
 /// is applied without a search; otherwise the search runs (a measuring one also measures
 /// the best schedules other machines recorded), and what a measuring search measured is
@@ -596,31 +649,11 @@ pub fn decide(
     let Some(store) = store else {
         return crate::search::optimize(func, program, model, cfg).map(|d| (d, None));
     };
-    let hash = crate::ir::canonical::function_hash(func);
-    let machine = crate::machine::fingerprint();
-    let lock = || store.lock().unwrap_or_else(|p| p.into_inner());
-    let mut warnings = Vec::new();
-    let lookup = match lock().lookup(&hash, machine) {
-        Ok(l) => l,
-        Err(e) => {
-            warnings.push(format!("the tuning records could not be read ({e}); searching"));
-            Lookup::default()
-        }
-    };
-    let mut notes = Vec::new();
-    if let Some(mut d) = lookup.decision(crate::search::MIN_MEASURED_GAIN) {
-        // A record this build no longer accepts (its checks changed) is searched again.
-        match crate::transform::check(func, &d.schedule) {
-            Ok(()) => {
-                d.warnings = warnings;
-                return Ok((d, Some(hash)));
-            }
-            Err(e) => notes.push(format!(
-                "the tuning records' schedule for @{}, {}, is refused by this build ({e}): searching instead",
-                program.function, d.schedule
-            )),
-        }
+    let Looked { hash, lookup, warnings, mut notes, hit } = look(func, program, store);
+    if let Some(d) = hit {
+        return Ok((d, Some(hash)));
     }
+    let lock = || store.lock().unwrap_or_else(|p| p.into_inner());
     let mut cfg = cfg.clone();
     if !lookup.foreign.is_empty() {
         let machines: Vec<String> = lookup.foreign.iter().map(|r| r.machine.describe()).collect();

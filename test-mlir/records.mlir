@@ -16,21 +16,23 @@
 // RUN: %python -c "import json,sys; d=json.loads(open(sys.argv[1]).readline()); print(d['source'], d['measurements'], d['scored'], d['record']['evaluator'])" %t.second.jsonl \
 // RUN:   | FileCheck %s --check-prefix=SECONDJSON
 //
-// The default evaluator (the model) takes the record too: the tuned code in every later build.
-// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// The default evaluator (the model) takes the record too: the tuned code in every later build,
+// without loading the cost model (no ONNX Runtime session) when the records decide.
+// RUN: env RUST_LOG=affine_autosched::cost_model=debug mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{records=%t.db}))' \
 // RUN:   %S/gemm.mlir -o %t.model.mlir 2> %t.model.remarks
-// RUN: FileCheck %s --check-prefix=SECOND < %t.model.remarks
+// RUN: FileCheck %s --check-prefix=SECOND --implicit-check-not="session ready" < %t.model.remarks
 // RUN: diff %t.first.mlir %t.model.mlir
 //
 // The same records as if measured on another CPU.
 // RUN: %autosched records export %t.db -o %t.export.jsonl
 // RUN: %python -c "import json,sys; [print(json.dumps(dict(r, machine=dict(r['machine'], cpu='Some Other CPU')))) for r in map(json.loads, open(sys.argv[1]))]" %t.export.jsonl > %t.foreign.jsonl
 // RUN: %autosched records import %t.foreign.db %t.foreign.jsonl
-// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN: env RUST_LOG=affine_autosched::cost_model=debug mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{records=%t.foreign.db}))' \
 // RUN:   %S/gemm.mlir -o /dev/null 2> %t.foreign.remarks
 // RUN: FileCheck %s --check-prefix=FOREIGN < %t.foreign.remarks
+// RUN: FileCheck %s --check-prefix=LOADS < %t.foreign.remarks
 // RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{evaluator=hybrid records=%t.foreign.db}))' \
 // RUN:   %S/gemm.mlir -o /dev/null 2> %t.seeded.remarks
@@ -51,6 +53,9 @@
 // SECOND-SAME: by evaluator hybrid; no search, no measurement)
 
 // SECONDJSON: records 0 0 hybrid
+
+// A function the records do not decide is searched: the model is loaded then.
+// LOADS: session ready
 
 // FOREIGN: remark: affine-autosched: the tuning records hold measurements of @gemm from another machine (Some Other CPU, {{.*}}): not applied here
 // FOREIGN-NOT: from the tuning records
