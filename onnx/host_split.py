@@ -23,10 +23,17 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from data_card import host_kind, load  # noqa: E402
 
 
-def host_names(path: pathlib.Path) -> dict[str, str]:
-    """Host kind -> letter, as the data card names them (most points first)."""
-    count = collections.Counter(host_kind(p["machine"]) for p in load(path))
-    return {k: chr(ord("A") + i) for i, (k, _) in enumerate(sorted(count.items(), key=lambda kv: -kv[1]))}
+def hosts(path: pathlib.Path) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """Host kind -> letter, as the data card names them (most points first), and host kind ->
+    the programs with a point measured there: one read of the dataset."""
+    count = collections.Counter()
+    programs = collections.defaultdict(set)
+    for p in load(path):
+        kind = host_kind(p["machine"])
+        count[kind] += 1
+        programs[kind].add(p["program_id"])
+    names = {k: chr(ord("A") + i) for i, (k, _) in enumerate(sorted(count.items(), key=lambda kv: -kv[1]))}
+    return names, programs
 
 
 def main(argv=None) -> int:
@@ -36,12 +43,12 @@ def main(argv=None) -> int:
     ap.add_argument("--here", required=True, type=pathlib.Path)
     ap.add_argument("--elsewhere", required=True, type=pathlib.Path)
     args = ap.parse_args(argv)
-    names = host_names(args.dataset)
+    names, programs = hosts(args.dataset)
     kind = next((k for k, n in names.items() if n == args.host), None)
     if kind is None:
         print(f"host {args.host}: the dataset has hosts {', '.join(sorted(names.values()))}", file=sys.stderr)
         return 2
-    here_programs = {p["program_id"] for p in load(args.dataset) if host_kind(p["machine"]) == kind}
+    here_programs = programs[kind]
     counts = collections.Counter()
     for path in (args.here, args.elsewhere):
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -309,9 +309,9 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
     };
     // A function the records decide needs no search, so no cost model: looked up first, a
     // hit costs no model session (begin_run leaves the shipped model unloaded with records=).
-    let hit = store.as_deref().and_then(|s| records::hit(func, program, s));
+    let looked = store.as_deref().map(|s| records::look(func, program, s));
     let model = match options.evaluator {
-        _ if hit.is_some() => None,
+        _ if looked.as_ref().is_some_and(records::Looked::is_hit) => None,
         Evaluator::Execution => None,
         _ => match cost_model::load(options.model.as_deref()) {
             Ok(m) => Some(m),
@@ -347,9 +347,9 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
             options.measure_top_k,
         )
     };
-    let decided = match hit {
-        Some((d, hash)) => Ok((d, Some(hash))),
-        None => records::decide(func, program, model.as_deref(), &cfg, store.as_deref()),
+    let decided = match (store.as_deref(), looked) {
+        (Some(s), Some(l)) => records::decide_looked(func, program, model.as_deref(), &cfg, s, l),
+        _ => records::decide(func, program, model.as_deref(), &cfg, None),
     };
     let (decision, hash) = match decided {
         Ok(d) => d,

@@ -579,8 +579,9 @@ pub fn shared(path: &Path) -> Result<std::sync::Arc<std::sync::Mutex<Store>>, Re
 /// How many schedules of other machines' records a measuring search also measures.
 pub const FOREIGN_SEEDS: usize = 3;
 
-/// What the records hold for a function, looked up.
-struct Looked {
+/// What the records hold for a function, looked up once ([`look`]) and then decided on
+/// ([`decide_looked`]): the pass looks before it loads the cost model, which a hit never needs.
+pub struct Looked {
     hash: String,
     lookup: Lookup,
     /// Trouble reading the database (the search goes on without it).
@@ -591,7 +592,16 @@ struct Looked {
     hit: Option<Decision>,
 }
 
-fn look(func: crate::ir::mlir::Op, program: &crate::ir::Program, store: &std::sync::Mutex<Store>) -> Looked {
+impl Looked {
+    /// Whether this machine's records decide the function (no search, no model).
+    pub fn is_hit(&self) -> bool {
+        self.hit.is_some()
+    }
+}
+
+/// Looks `func` up in the records: this machine's best record, checked by this build, and
+/// the other machines' (see [`decide_looked`]).
+pub fn look(func: crate::ir::mlir::Op, program: &crate::ir::Program, store: &std::sync::Mutex<Store>) -> Looked {
     let hash = crate::ir::canonical::function_hash(func);
     let mut warnings = Vec::new();
     let lookup = match store.lock().unwrap_or_else(|p| p.into_inner()).lookup(&hash, crate::machine::fingerprint()) {
@@ -619,19 +629,6 @@ fn look(func: crate::ir::mlir::Op, program: &crate::ir::Program, store: &std::sy
     Looked { hash, lookup, warnings, notes, hit }
 }
 
-/// The decision [`decide`] would take from this machine's records for `func` without a
-/// search, and the function's hash; None where it would search (no record here, a record
-/// this build refuses, an unreadable database: [`decide`] looks again and says why). The
-/// pass asks this first, so that a function the records decide needs no cost model loaded.
-pub fn hit(
-    func: crate::ir::mlir::Op,
-    program: &crate::ir::Program,
-    store: &std::sync::Mutex<Store>,
-) -> Option<(Decision, String)> {
-    let looked = look(func, program, store);
-    looked.hit.map(|d| (d, looked.hash))
-}
-
 /// A decision for `func`, with the records when there are some: this machine's best record
 /// is applied without a search; otherwise the search runs (a measuring one also measures
 /// the best schedules other machines recorded), and what a measuring search measured is
@@ -645,11 +642,23 @@ pub fn decide(
     cfg: &crate::search::OptimizeConfig,
     store: Option<&std::sync::Mutex<Store>>,
 ) -> Result<(Decision, Option<String>), crate::search::SearchError> {
-    use crate::options::Evaluator;
     let Some(store) = store else {
         return crate::search::optimize(func, program, model, cfg).map(|d| (d, None));
     };
-    let Looked { hash, lookup, warnings, mut notes, hit } = look(func, program, store);
+    decide_looked(func, program, model, cfg, store, look(func, program, store))
+}
+
+/// [`decide`] on what [`look`] found for `func` in `store`.
+pub fn decide_looked(
+    func: crate::ir::mlir::Op,
+    program: &crate::ir::Program,
+    model: Option<&crate::cost_model::CostModel>,
+    cfg: &crate::search::OptimizeConfig,
+    store: &std::sync::Mutex<Store>,
+    looked: Looked,
+) -> Result<(Decision, Option<String>), crate::search::SearchError> {
+    use crate::options::Evaluator;
+    let Looked { hash, lookup, warnings, mut notes, hit } = looked;
     if let Some(d) = hit {
         return Ok((d, Some(hash)));
     }
