@@ -20,6 +20,13 @@ shipped model's knowledge where the new data says nothing. The held-out programs
 trained on) give the before/after figures, next to a network trained from scratch on the
 same small data (what the data alone can teach): adaptation is worth it when it beats both.
 
+Fine-tuning on data of a few kinds of programs forgets the others: on the Intel host, the
+pair fine-tuned on four contraction classes alone decided syrk and syr2k far worse (onnx/REPORT.md,
+2026-12-07). `--replay FEATURES` (the shipped dataset, featurized by the same build) mixes
+points of its training programs into every epoch (rehearsal; as many as the new data's
+unless --replay-points) and scores its test programs before and after, so what was forgotten
+shows in the figures.
+
 An ensemble (the shipped model is one: onnx/model.pt and onnx/model.seed1.pt) is adapted
 member by member, each on the same data with its own loss (a `--laplace-mean regression`
 member as it was trained); the figures are the ensemble's, as the pass uses it.
@@ -76,6 +83,16 @@ def parse_args(argv):
                    help="a budget in measured points, as the issue states it (5%% of the shipped dataset): the "
                         "first fine-tuning programs whose points add up to at most N, 15%% of them (the last) "
                         "validating in place of the split's validation programs (0: all, as split)")
+    p.add_argument("--replay", metavar="FEATURES",
+                   help="`autosched featurize` output of the data the base model was trained on (the shipped "
+                        "dataset): fine-tuning mixes in points of its training programs (rehearsal), so that "
+                        "what the new data does not cover is not forgotten; the figures then also give the "
+                        "base data's test programs before and after (--replay-held-out)")
+    p.add_argument("--replay-points", type=int, default=0,
+                   help="with --replay: points of the base data mixed in (0: as many as the fine-tuning points)")
+    p.add_argument("--replay-held-out", type=int, default=300,
+                   help="with --replay: test programs of the base data (train.py's split, --split-seed) scored "
+                        "before and after, to see what fine-tuning forgot")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--max-lr", type=float, default=3e-4)
@@ -120,8 +137,9 @@ def load_base(path, data):
     return model, cfg
 
 
-def fit(model, data, train_p, val_p, trainable, args, desc):
-    """Trains the parameters `trainable(name)` selects; early stopping on validation."""
+def fit(model, data, train_p, val_p, trainable, args, desc, replay=None):
+    """Trains the parameters `trainable(name)` selects; early stopping on validation (of the
+    new data). `replay`: (data, programs) of the base model's own data, mixed into every epoch."""
     params = []
     for n, p in model.named_parameters():
         p.requires_grad_(trainable(n))
@@ -129,16 +147,20 @@ def fit(model, data, train_p, val_p, trainable, args, desc):
             params.append(p)
     if not params:
         raise SystemExit("nothing to train in this mode")
-    batches = data_mod.batches(data, train_p, 32, np.random.default_rng(args.seed), 16)
-    val_batches = data_mod.batches(data, val_p, 32) if len(val_p) else []
-    cache = {id(b): data.inputs(b) for b in batches}
-    targets, censored = torch.from_numpy(data.speedup), torch.from_numpy(data.censored)
-    weights = torch.from_numpy(np.where(data.noisy, 0.5, 1.0).astype(np.float32))
+    sources = [(data, train_p)] + ([replay] if replay is not None else [])
     # Several heads keep their spread as train.py made it: each sees the points with its own
     # bootstrap weights.
     n_heads = getattr(model, "heads", 1)
-    boot = torch.from_numpy(np.random.default_rng(args.seed + 7919).poisson(1.0, size=(len(data), n_heads))
-                            .astype(np.float32))
+    batches, cache, tensors = [], {}, []
+    for s, (d, progs) in enumerate(sources):
+        for b in data_mod.batches(d, progs, 32, np.random.default_rng(args.seed + s), 16):
+            batches.append((s, b))
+            cache[id(b)] = d.inputs(b)
+        tensors.append((torch.from_numpy(d.speedup), torch.from_numpy(d.censored),
+                        torch.from_numpy(np.where(d.noisy, 0.5, 1.0).astype(np.float32)),
+                        torch.from_numpy(np.random.default_rng(args.seed + 7919 + s).poisson(1.0, size=(len(d), n_heads))
+                                         .astype(np.float32))))
+    val_batches = data_mod.batches(data, val_p, 32) if len(val_p) else []
     opt = torch.optim.AdamW(params, lr=args.max_lr, weight_decay=0.0075)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.max_lr, epochs=args.epochs,
                                                 steps_per_epoch=max(1, len(batches)))
@@ -158,7 +180,8 @@ def fit(model, data, train_p, val_p, trainable, args, desc):
         order = list(range(len(batches)))
         rng.shuffle(order)
         for i in order:
-            idx = batches[i]
+            s, idx = batches[i]
+            targets, censored, weights, boot = tensors[s]
             raw = model(*cache[id(idx)])
             if getattr(model, "laplace", None):
                 mu, b = model.laplace_parts(raw)
@@ -222,6 +245,18 @@ def main(argv=None):
         train_p, val_p = budget[:len(budget) - v], budget[len(budget) - v:]
     if len(train_p) == 0:
         raise SystemExit(f"{len(data.programs)} programs: too few to fine-tune and hold some out")
+    replay, replay_held = None, None
+    if args.replay:
+        rdata = data_mod.Featurized(args.replay)
+        if rdata.layout["hash"] != data.layout["hash"]:
+            raise SystemExit(f"--replay {args.replay}: layout {rdata.layout['hash']}, the new data's is "
+                             f"{data.layout['hash']} (featurize both with the same build)")
+        r_train, _, r_test = data_mod.split_programs(rdata.programs, args.split_seed)
+        order = np.random.default_rng(args.seed + 15485863).permutation(r_train)
+        sizes = np.bincount(rdata.program, minlength=len(rdata.programs))[order]
+        want = args.replay_points or int(np.isin(data.program, train_p).sum())
+        replay = (rdata, order[:max(1, int(np.searchsorted(np.cumsum(sizes), want, side="right")))])
+        replay_held = np.random.default_rng(args.seed + 32452843).permutation(r_test)[:args.replay_held_out]
     loaded = [load_base(b, data) for b in args.base]
     cfg = loaded[0][1]
     models = [m for m, _ in loaded]
@@ -231,6 +266,7 @@ def main(argv=None):
 
     t0 = time.time()
     before = figures(whole(), data, held_p)
+    replay_before = figures(whole(), replay[0], replay_held) if replay is not None else None
     reference = None
     if args.reference:
         refs = [load_base(r, data)[0] for r in args.reference]
@@ -241,7 +277,8 @@ def main(argv=None):
                                             "laplace_mean": member_cfg.get("args", {}).get("laplace_mean",
                                                                                            "likelihood")})
         fine = fit(model, data, train_p, val_p, MODES[args.mode], member_args,
-                   f"fine-tuning ({args.mode})" + (f", member {k + 1} of {len(loaded)}" if len(loaded) > 1 else ""))
+                   f"fine-tuning ({args.mode})" + (f", member {k + 1} of {len(loaded)}" if len(loaded) > 1 else ""),
+                   replay)
         fine["laplace_mean"] = member_args.laplace_mean
         if getattr(model, "laplace", None) and len(val_p):
             # The error model's scale, calibrated again on this machine's validation programs
@@ -267,6 +304,11 @@ def main(argv=None):
         "fine_tuning_members": fines,
         "seconds": time.time() - t0,
     }
+    if replay is not None:
+        result["replay"] = {"data": str(args.replay), "programs": int(len(replay[1])),
+                            "points": int(np.isin(replay[0].program, replay[1]).sum()),
+                            "held_out_before": replay_before,
+                            "held_out_after": figures(whole(), replay[0], replay_held)}
     for k, ((model, member_cfg), base) in enumerate(zip(loaded, args.base)):
         config = dict(member_cfg)
         config["adapted"] = {key: result[key] for key in ("mode", "points", "programs")}
@@ -291,6 +333,9 @@ def main(argv=None):
     (out / "adapt.json").write_text(json.dumps(result, indent=1))
     line = (f"held-out programs measured here ({len(held_p)}): Spearman {before['spearman']:.3f} -> "
             f"{after['spearman']:.3f} (MAPE {before['mape']:.3f} -> {after['mape']:.3f})")
+    if replay is not None:
+        line += (f"; the base data's test programs ({len(replay_held)}): {replay_before['spearman']:.3f} -> "
+                 f"{result['replay']['held_out_after']['spearman']:.3f}")
     if reference is not None:
         line += f"; the reference trained on a full dataset measured here: {reference['spearman']:.3f}"
     if "held_out_scratch" in result:

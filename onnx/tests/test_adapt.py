@@ -68,6 +68,16 @@ def test_adapt_smoke(tmp_path):
     # The budget holds every point the adaptation used: its validation programs too.
     assert 0 < ref["fine_tune_points"] and ref["fine_tune_points"] + ref["validation_points"] <= 30
     assert ref["held_out_reference"] == ref["held_out_before"]
+    # Rehearsal: points of the base's own data mixed in, and its test programs scored before
+    # and after (what fine-tuning forgot).
+    assert adapt.main(["--base", *members, "--data", str(tmp_path / "work" / "features"),
+                       "--out", str(tmp_path / "replay"), "--replay", str(feats), "--replay-points", "40",
+                       "--no-scratch", "--quiet", "--epochs", "1"]) == 0
+    rep = json.loads((tmp_path / "replay" / "adapt.json").read_text())["replay"]
+    base_data = data_mod.Featurized(feats)
+    train_b, _, test_b = data_mod.split_programs(base_data.programs, 1)
+    assert 0 < rep["points"] <= 40 and 0 < rep["programs"] <= len(train_b)
+    assert rep["held_out_before"]["programs"] == rep["held_out_after"]["programs"] == len(test_b)
     with pytest.raises(SystemExit, match="fine-tuning programs"):
         adapt.main(["--base", str(tmp_path / "base" / "model.pt"), "--data", str(tmp_path / "work" / "features"),
                     "--out", str(tmp_path / "curve"), "--fine-tune-programs", "1000", "--no-scratch", "--quiet"])
