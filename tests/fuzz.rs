@@ -35,3 +35,12 @@ fn a_report_counts_what_it_read() {
     assert_eq!(steps, recs.iter().map(|r| r.steps.len()).sum::<usize>());
     assert!(s.markdown("t", "c").contains("| kind |"));
 }
+
+#[test]
+fn a_snapshot_of_no_campaign_says_so_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("autosched-fuzz-none-{}", std::process::id()));
+    let err = fuzz::write_snapshot(&dir).unwrap_err();
+    assert!(matches!(err, fuzz::FuzzError::NoCampaign(_)), "{err}");
+    assert!(err.to_string().contains("no campaign in"), "{err}");
+    assert!(!dir.exists());
+}

@@ -89,6 +89,8 @@ pub enum FuzzError {
     Worker(String),
     #[error("no cost model for the default search: {0}")]
     Model(String),
+    #[error("no campaign in {0}: neither results.jsonl nor results.jsonl.gz (run `autosched fuzz --out {0}` first)")]
+    NoCampaign(PathBuf),
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> FuzzError + '_ {
@@ -687,6 +689,9 @@ pub fn read_results(out: &Path) -> Result<Vec<ProgramRecord>, FuzzError> {
 
 /// Writes every record read so far to the snapshot (sorted by program), atomically.
 pub fn write_snapshot(out: &Path) -> Result<usize, FuzzError> {
+    if !results_path(out).exists() && !snapshot_path(out).exists() {
+        return Err(FuzzError::NoCampaign(out.to_path_buf()));
+    }
     let mut recs = read_results(out)?;
     recs.sort_by_key(|r| r.index);
     let path = snapshot_path(out);
