@@ -456,6 +456,19 @@ def learning_curve_plot(curves, path):
     fig.savefig(path, dpi=110)
 
 
+def dated_sections(report: pathlib.Path) -> list[str]:
+    """The sections of an existing report between its opening paragraph and "## Data and
+    model" (where each experiment's dated section goes), as lines to put back there; none
+    where there is no report or no such sections."""
+    if not report.exists():
+        return []
+    text = report.read_text()
+    start, end = text.find("\n## "), text.find("\n## Data and model\n")
+    if start < 0 or end <= start:
+        return []
+    return text[start + 1:end].rstrip("\n").split("\n") + [""]
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", default=str(ROOT / "onnx/data/real/dataset.jsonl.gz"))
@@ -969,6 +982,10 @@ def main(argv=None):
     discussion = ROOT / "onnx/report-discussion.md"
     if discussion.exists():
         lines += [discussion.read_text()]
+    # The dated sections above the generated part (trainings tried, shipped or not) are the
+    # report's history, written by hand: kept where they are.
+    at = lines.index("## Data and model")
+    lines[at:at] = dated_sections(pathlib.Path(args.report))
     pathlib.Path(args.report).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

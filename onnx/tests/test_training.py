@@ -921,3 +921,17 @@ def test_the_reference_keeps_each_points_host(tmp_path):
     progs = json.loads((tmp_path / "r.json").read_text())["programs"]
     assert n == 3 and [(p["program_id"], p["caches"], p["schedules"], p["predicted"]) for p in progs] == [
         ("p", a, ["", "tile(L0:16)"], [1.0, 3.0]), ("p", b, ["unroll(L0:2)"], [2.0])]
+
+
+def test_report_keeps_its_dated_sections(tmp_path):
+    """onnx/report.py rewrites REPORT.md: the dated sections written by hand between its
+    opening paragraph and the generated "## Data and model" come back in the same place."""
+    import report
+    path = tmp_path / "REPORT.md"
+    assert report.dated_sections(path) == []
+    path.write_text("# Title\n\nProduced by x.\n\n## Data and model\n\nold\n")
+    assert report.dated_sections(path) == []
+    path.write_text("# Title\n\nProduced by x.\n\n## Not shipped (today)\n\nwhy\n\n## Shipped (before)\n\nhow\n\n"
+                    "## Data and model\n\nold\n")
+    assert report.dated_sections(path) == ["## Not shipped (today)", "", "why", "", "## Shipped (before)", "", "how",
+                                           ""]
