@@ -112,6 +112,12 @@ def split(n_programs, held_out, seed):
     return rest[v:], rest[:v], order[:h]
 
 
+def within_points(data, programs, points):
+    """The first of `programs` whose points in `data` add up to at most `points`."""
+    sizes = np.bincount(data.program, minlength=len(data.programs))[programs]
+    return programs[:int(np.searchsorted(np.cumsum(sizes), points, side="right"))]
+
+
 def load_base(path, data):
     """The base network, for `data`'s layout: a network of an earlier layout (its
     layout.json beside it) is widened to it, the added columns at zero weight (it predicts
@@ -239,8 +245,7 @@ def main(argv=None):
     if args.fine_tune_points:
         # The budget is every point measured for the adaptation (validation included), so
         # the validation programs come out of it: the last 15% of the budget's programs.
-        sizes = np.bincount(data.program, minlength=len(data.programs))[train_p]
-        budget = train_p[:int(np.searchsorted(np.cumsum(sizes), args.fine_tune_points, side="right"))]
+        budget = within_points(data, train_p, args.fine_tune_points)
         v = int(round(0.15 * len(budget))) if len(budget) > 1 else 0
         train_p, val_p = budget[:len(budget) - v], budget[len(budget) - v:]
     if len(train_p) == 0:
@@ -253,9 +258,9 @@ def main(argv=None):
                              f"{data.layout['hash']} (featurize both with the same build)")
         r_train, _, r_test = data_mod.split_programs(rdata.programs, args.split_seed)
         order = np.random.default_rng(args.seed + 15485863).permutation(r_train)
-        sizes = np.bincount(rdata.program, minlength=len(rdata.programs))[order]
         want = args.replay_points or int(np.isin(data.program, train_p).sum())
-        replay = (rdata, order[:max(1, int(np.searchsorted(np.cumsum(sizes), want, side="right")))])
+        chosen = within_points(rdata, order, want)
+        replay = (rdata, chosen if len(chosen) else order[:1])
         replay_held = np.random.default_rng(args.seed + 32452843).permutation(r_test)[:args.replay_held_out]
     loaded = [load_base(b, data) for b in args.base]
     cfg = loaded[0][1]
