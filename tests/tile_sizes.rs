@@ -60,12 +60,14 @@ fn gemm_tiles_fit_the_budget_and_shrink_with_it() {
 fn whole_tiles_are_preferred_and_unknown_trip_counts_refused() {
     // Batched matmul, 256 x 256 x 256 per batch: at these budgets a whole tile (dividing
     // 256) loads at most a tenth more lines per iteration than a partial one (192), so it
-    // is taken. (At 1 MiB, 192 cubed loads a third fewer than 128 cubed and wins.)
+    // is taken. (At 256 KiB, where 128 cubed crowds its page slots (rows of 1 KiB: four to a
+    // page, the 128 floats of each at a quarter of the offsets), 64 x 128 x 192 loads a tenth
+    // fewer than 64 x 128 x 128 and wins.)
     let p = program("benchmarks/polybench/batched-matmul.mlir");
     let s: Schedule = "interchange(L1.0.0.0, L1.0.0)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L1.0", "L1.0.0.0", "L1.0.0"]);
-    for budget in [64u64 << 10, 256 << 10] {
+    for budget in [64u64 << 10, 128 << 10] {
         let c = choose(&p, &tree, &b, &Target { budget_bytes: budget, cores: 1, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
         assert!(c.sizes.iter().all(|s| 256 % s == 0), "{budget}: {c:?}");
     }
@@ -145,8 +147,45 @@ fn a_reduction_along_the_innermost_loop_is_tiled_short() {
     let s: Schedule = "distribute(L0.0); distribute(L0); interchange(L0.0.0, L0.0.d1)".parse().unwrap();
     let tree = Scheduled::new(&p, &s).unwrap();
     let b = band(&p, &tree, &["L0.d1", "L0.0.0", "L0.0.d1"]);
-    let c = choose(&p, &tree, &b, &Target { budget_bytes: 512 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
+    // (At 2 MiB: with less, W's rows crowd their page slots before o's tile reaches 64.)
+    let c = choose(&p, &tree, &b, &Target { budget_bytes: 2 << 20, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 }).unwrap();
     assert!(c.sizes[2] > 64, "{c:?}");
+}
+
+#[test]
+fn rows_a_page_apart_crowd_their_page_slot() {
+    // dense's x[b][i] and W[o][i] have rows of 2048 floats, 8 KiB: a tile's lines of one i
+    // column all lie at the same offset of their pages, and the L2 (indexed by physical
+    // address: the offset in the page, then a page frame the kernel picks) holds a 64th of
+    // itself at each offset. With a 256 KiB budget that share is 64 lines: 32 + 200 rows
+    // one line long (i's tile of 16 floats) crowd it, though the whole tile's 40 KB fit.
+    let p = program("benchmarks/dnn/dense.mlir");
+    let s: Schedule = "distribute(L0.0); distribute(L0)".parse().unwrap();
+    let tree = Scheduled::new(&p, &s).unwrap();
+    let b = band(&p, &tree, &["L0.d1", "L0.0.d1", "L0.0.0"]);
+    let target = Target { budget_bytes: 256 << 10, cores: 2, vector_registers: 16, l1_bytes: 32 << 10, vector_bytes: 32 };
+    assert_eq!(cost(&p, &tree, &b, &target, &[32, 200, 16]), None);
+    assert_eq!(cost(&p, &tree, &b, &target, &[32, 125, 16]), None);
+    assert!(cost(&p, &tree, &b, &target, &[32, 20, 16]).is_some());
+    assert!(cost(&p, &tree, &b, &target, &[16, 20, 32]).is_some());
+    // Four times the budget, four times the share: 32 + 200 rows fit it.
+    assert!(cost(&p, &tree, &b, &Target { budget_bytes: 1 << 20, ..target }, &[32, 200, 16]).is_some());
+    for budget in [256u64 << 10, 512 << 10, 1 << 20] {
+        let t = Target { budget_bytes: budget, ..target };
+        let share = budget / LINE_BYTES as u64 / 64;
+        for c in [choose(&p, &tree, &b, &t).unwrap(), choose_interleaved(&p, &tree, &b, &t).unwrap()] {
+            // The rows of x's and W's boxes at the first offset of i's tile.
+            assert!(u64::from(c.sizes[0] + c.sizes[1]) <= share, "{budget}: {c:?}");
+        }
+    }
+    // gemm's rows (1100 and 1200 floats) fall at every offset: the same choice with or
+    // without the slots at any budget its lines fit (its tile above uses the whole budget).
+    let g = program("benchmarks/polybench/gemm.mlir");
+    let gs: Schedule = "distribute(L0)".parse().unwrap();
+    let gtree = Scheduled::new(&g, &gs).unwrap();
+    let gb = band(&g, &gtree, &["L0.d1", "L0.1", "L0.1.0"]);
+    let c = choose(&g, &gtree, &gb, &target).unwrap();
+    assert!(c.footprint_bytes >= (256 << 10) * 3 / 4, "{c:?}");
 }
 
 #[test]
@@ -180,14 +219,14 @@ fn the_choice_is_the_cheapest_of_what_it_charges() {
         "--cores",
         "2",
         "--sizes",
-        "32,40,32",
+        "16,20,32",
         "--sizes",
         "63,999,2047",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
-    let want = cost(&p, &tree, &b, &target, &[32, 40, 32]).unwrap();
+    let want = cost(&p, &tree, &b, &target, &[16, 20, 32]).unwrap();
     assert!((lines[0]["cost"].as_f64().unwrap() - want).abs() < 1e-9 * want, "{lines:?}");
     assert!(lines[1]["cost"].is_null(), "{lines:?}");
 }

@@ -107,8 +107,11 @@ impl Walk {
 /// loop deep (`unroll::register_tile_loops`: pointwise-conv's k over h and w, conv2d's c, r
 /// and s), and no jams inside a jammed loop. 10: since 2026-12-06 afternoon's register tiles
 /// sized for themselves (`tile_sizes::choose_register`: the block their point loops sweep kept
-/// in L1) instead of the analytic model's cache tile made whole register tiles.
-pub const SPACE: u32 = 10;
+/// in L1) instead of the analytic model's cache tile made whole register tiles. 11: since
+/// 2026-12-07's cache tiles whose lines crowd no 64-byte slot of a page beyond its share of
+/// the budget (`tile_sizes::PAGE_SLOTS`: rows a multiple of 4 KiB apart, dense's `W[o][i]`),
+/// which changed the sizes the Tile stage offers for a register tile (`choose_interleaved`).
+pub const SPACE: u32 = 11;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

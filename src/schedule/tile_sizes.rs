@@ -9,7 +9,8 @@
 //! computes it: for each size vector of a grid it counts the cache lines one tile touches
 //! (per buffer, the box its subscripts span over the tile, in lines along the contiguous
 //! dimension), keeps the vectors whose lines fit the budget (half of one core's share of
-//! the second-level cache: the rest holds the streams and what conflicts evict), and picks
+//! the second-level cache: the rest holds the streams and what conflicts evict) and crowd no
+//! slot of a page beyond its share of it ([`PAGE_SLOTS`]), and picks
 //! the one of fewest cycles per iteration: the lines it loads (each tile's lines are loaded
 //! once from the next level) plus, where a reduction runs along a computation's innermost
 //! loop and that loop is the band's, what the tile's length does to it (a dependence chain per
@@ -27,6 +28,14 @@ use std::collections::HashMap;
 
 /// Bytes per cache line (x86).
 pub const LINE_BYTES: i64 = 64;
+
+/// Cache lines in a 4 KiB page. The L2 and larger caches are indexed by physical address: a
+/// line's set is fixed by its offset in its page (its slot) and by the page frame, which the
+/// kernel picks at random (4 KiB pages: what a heap buffer gets unless the program asks for
+/// huge pages). So each slot has its 64th of the cache, wherever the buffers lie, and lines
+/// that crowd one slot (a column of rows a multiple of 4 KiB apart: dense's `W[o][i]` along
+/// `o`, rows of 8 KiB) evict each other long before the tile's lines fill the cache.
+const PAGE_SLOTS: usize = 64;
 
 /// How much more a tiling with a partial tile is taken to cost.
 const PARTIAL_TILE_PENALTY: f64 = 1.1;
@@ -452,7 +461,8 @@ fn choose_with(model: &BandModel, target: &Target, chains: bool) -> Option<TileC
                         && (iterations, sizes.iter().rev().collect::<Vec<_>>()) > (s.iter().map(|x| *x as f64).product(), s.iter().rev().collect()))
             }
         };
-        if better {
+        // Checked last: counting the slots walks every row of the tile's boxes.
+        if better && !model.footprint.crowds(&sizes, target.budget_bytes) {
             best = Some((cost.cycles, sizes.clone(), cost.bytes));
         }
     }
@@ -472,7 +482,8 @@ fn choose_with(model: &BandModel, target: &Target, chains: bool) -> Option<TileC
 pub fn cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, sizes: &[u32]) -> Option<f64> {
     let model = BandModel::new(program, tree, band)?;
     (sizes.len() == band.len()).then_some(())?;
-    model.cost(sizes, target, true).map(|c| c.cycles)
+    let cost = model.cost(sizes, target, true)?;
+    (!model.footprint.crowds(sizes, target.budget_bytes)).then_some(cost.cycles)
 }
 
 /// Cycles to bring one line from beyond the L2 into it, per core (about 16 bytes per cycle
@@ -600,8 +611,9 @@ struct Footprint {
 }
 
 struct TileBox {
-    /// Elements per cache line of the buffer, and its shape.
+    /// Elements per cache line of the buffer, bytes per element, and its shape.
     per_line: f64,
+    elem_bytes: i64,
     shape: Vec<i64>,
     /// Per dimension: (span at sizes of 1, weight per band position, lowest and highest offset).
     dims: Vec<(f64, Vec<f64>, i64, i64)>,
@@ -649,6 +661,7 @@ impl Footprint {
                         at.insert((a.buffer, linear), boxes.len());
                         boxes.push(TileBox {
                             per_line: (LINE_BYTES / buf.element_type.bytes()).max(1) as f64,
+                            elem_bytes: buf.element_type.bytes(),
                             shape: buf.shape.clone(),
                             dims,
                         });
@@ -663,6 +676,22 @@ impl Footprint {
     /// the tile, the contiguous dimension counted in lines.
     fn lines(&self, sizes: &[u32]) -> f64 {
         self.boxes.iter().map(|b| b.lines(sizes)).sum()
+    }
+
+    /// Whether one tile's lines crowd a page slot ([`PAGE_SLOTS`]) beyond its share of
+    /// `budget_bytes`. Each buffer is taken to start at the same offset in a page (the measuring
+    /// driver's `aligned_alloc` gives every large buffer the same one).
+    fn crowds(&self, sizes: &[u32], budget_bytes: u64) -> bool {
+        let share = (budget_bytes / LINE_BYTES as u64 / PAGE_SLOTS as u64) as u32;
+        if self.lines(sizes) <= share as f64 {
+            return false;
+        }
+        let mut slots = [0u32; PAGE_SLOTS];
+        for b in &self.boxes {
+            // A box of unknown shape is left to the budget on lines.
+            let _ = b.add_slot_lines(sizes, &mut slots);
+        }
+        slots.iter().any(|n| *n > share)
     }
 
     /// [`Footprint::lines`] of the boxes that move along band position `k`, and of those that
@@ -680,18 +709,24 @@ impl Footprint {
 }
 
 impl TileBox {
+    /// Elements per dimension this box spans over a tile of `sizes` (at most the buffer's).
+    fn extents<'a>(&'a self, sizes: &'a [u32]) -> impl Iterator<Item = f64> + 'a {
+        self.dims.iter().enumerate().map(move |(r, (base, weights, lo, hi))| {
+            let span = base + weights.iter().zip(sizes).map(|(w, s)| w * (*s as f64 - 1.0)).sum::<f64>();
+            let extent = span + (hi - lo) as f64;
+            match self.shape.get(r) {
+                Some(d) => extent.min((*d).max(1) as f64),
+                None => extent,
+            }
+        })
+    }
+
     /// The lines this box touches over a tile of `sizes`.
     fn lines(&self, sizes: &[u32]) -> f64 {
         let last = self.dims.len().saturating_sub(1);
-        self.dims
-            .iter()
+        self.extents(sizes)
             .enumerate()
-            .map(|(r, (base, weights, lo, hi))| {
-                let span = base + weights.iter().zip(sizes).map(|(w, s)| w * (*s as f64 - 1.0)).sum::<f64>();
-                let mut extent = span + (hi - lo) as f64;
-                if let Some(d) = self.shape.get(r) {
-                    extent = extent.min((*d).max(1) as f64);
-                }
+            .map(|(r, extent)| {
                 if r == last {
                     // A row of `extent` elements at a random alignment: its expected lines.
                     (extent - 1.0) / self.per_line + 1.0
@@ -700,5 +735,49 @@ impl TileBox {
                 }
             })
             .product::<f64>()
+    }
+
+    /// Adds the lines this box touches over the first tile of `sizes` to the page slot each
+    /// falls in (`slots[k]`: lines at byte offset 64k to 64k + 63 of their 4 KiB page), the
+    /// buffer laid out row-major from the start of a page. False where its shape is not known.
+    fn add_slot_lines(&self, sizes: &[u32], slots: &mut [u32; PAGE_SLOTS]) -> bool {
+        let Some(&last) = self.shape.last() else { return true };
+        if self.shape.iter().any(|d| *d <= 0) || last <= 0 {
+            return false;
+        }
+        let extents: Vec<i64> = self.extents(sizes).map(|e| e.ceil().max(1.0) as i64).collect();
+        // Byte strides of the dimensions (row-major).
+        let mut strides = vec![self.elem_bytes; self.shape.len()];
+        for d in (0..self.shape.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * self.shape[d + 1];
+        }
+        let n = extents.len();
+        let row_bytes = extents[n - 1] * self.elem_bytes;
+        let mut index = vec![0i64; n - 1];
+        loop {
+            let start: i64 = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+            let (first, end) = (start / LINE_BYTES, (start + row_bytes - 1) / LINE_BYTES);
+            let count = end - first + 1;
+            let whole = (count / PAGE_SLOTS as i64) as u32;
+            if whole > 0 {
+                slots.iter_mut().for_each(|s| *s += whole);
+            }
+            for line in first..first + count % PAGE_SLOTS as i64 {
+                slots[(line % PAGE_SLOTS as i64) as usize] += 1;
+            }
+            // The next row (the outer dimensions as an odometer).
+            let mut d = n - 1;
+            loop {
+                if d == 0 {
+                    return true;
+                }
+                d -= 1;
+                index[d] += 1;
+                if index[d] < extents[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
     }
 }
