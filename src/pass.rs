@@ -376,7 +376,7 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         .is_some()
         .then(|| {
             script::ScriptEntry::new(func, &program.function, &decision.schedule, decision.evidence(options.evaluator))
-                .with_codegen(options.fp_contract, options.prefer_vector_width, true)
+                .with_codegen(options.fp_contract, options.prefer_vector_width.or(decision.vector_width.map(|w| w.bits)), true)
         });
     let outcome = if decision.schedule.is_identity() {
         Outcome::Unchanged
@@ -398,6 +398,10 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         }
         return Outcome::Unchanged;
     } else {
+        // The vector width the measurement chose goes with the schedule it was measured with.
+        if let Some(w) = decision.vector_width {
+            transform::prefer_vector_width(func, w.bits);
+        }
         Outcome::Transformed
     };
     for n in &decision.notes {

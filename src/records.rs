@@ -18,7 +18,7 @@
 
 use crate::machine::Fingerprint;
 use crate::schedule::{Schedule, LANGUAGE_VERSION};
-use crate::search::{Decision, RecordOrigin, Source};
+use crate::search::{Decision, RecordOrigin, Source, WiderVectors};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -64,6 +64,10 @@ pub struct Measurement {
     /// The schedule's text ('' for the original).
     pub schedule: String,
     pub speedup: f64,
+    /// The vector width it was compiled for where the measuring run chose one over LLVM's
+    /// default (`search::WiderVectors`): the decision's own schedule, measured at that width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_width: Option<u32>,
 }
 
 /// One decision of a measuring run. Its serde form is the JSON Lines export.
@@ -124,7 +128,16 @@ impl Record {
             speedup,
             original_seconds: decision.original_seconds,
             threads,
-            measured: decision.finalists.iter().map(|(s, m)| Measurement { schedule: s.to_string(), speedup: *m }).collect(),
+            measured: decision
+                .finalists
+                .iter()
+                .map(|(s, m)| Measurement { schedule: s.to_string(), speedup: *m, vector_width: None })
+                .chain(decision.vector_width.map(|w| Measurement {
+                    schedule: decision.schedule.to_string(),
+                    speedup: w.speedup,
+                    vector_width: Some(w.bits),
+                }))
+                .collect(),
             measured_at: now(),
         })
     }
@@ -174,6 +187,13 @@ impl Lookup {
                 let mut d = Decision::without_search(s, Source::Records(origin));
                 d.measured = Some(r.speedup);
                 d.original_seconds = r.original_seconds;
+                // The width the run chose, with its schedule's figure at the default width (a
+                // record written by hand without one: its own figure).
+                let own = |m: &&Measurement| m.schedule == r.schedule;
+                if let Some(bits) = r.measured.iter().filter(own).find_map(|m| m.vector_width) {
+                    let default_speedup = r.measured.iter().filter(own).find(|m| m.vector_width.is_none()).map_or(r.speedup, |m| m.speedup);
+                    d.vector_width = Some(WiderVectors { bits, speedup: r.speedup, default_speedup });
+                }
                 Some(d)
             }
             _ => {

@@ -62,6 +62,22 @@ pub struct DecisionReport {
     /// with them); absent in reports written before they existed.
     #[serde(default)]
     pub codegen: CodegenOptions,
+    /// The vector width a measuring evaluator chose for the function over LLVM's default, set
+    /// with the schedule as `prefer-vector-width` (`measured` is the speedup at it); absent
+    /// where none was chosen, and in reports written before such a choice existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_width: Option<ChosenWidth>,
+}
+
+/// A vector width chosen by measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChosenWidth {
+    /// The width LLVM was asked to vectorize for, in bits.
+    pub bits: u32,
+    /// The schedule's measured speedup over the original at this width, and at LLVM's default
+    /// width in the same run (from the tuning records: its figure among the finalists).
+    pub speedup: f64,
+    pub default_width_speedup: f64,
 }
 
 /// The pass's code generation options (`fp-contract=`, `prefer-vector-width=`).
@@ -161,6 +177,9 @@ impl DecisionReport {
             warnings: decision.warnings.clone(),
             notes: decision.notes.clone(),
             codegen: CodegenOptions::default(),
+            vector_width: decision
+                .vector_width
+                .map(|w| ChosenWidth { bits: w.bits, speedup: w.speedup, default_width_speedup: w.default_speedup }),
         }
     }
 
@@ -230,5 +249,13 @@ mod tests {
         let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
         old.as_object_mut().unwrap().remove("codegen");
         assert_eq!(serde_json::from_value::<DecisionReport>(old).unwrap().codegen, CodegenOptions::default());
+        // A vector width chosen by measurement is written only where there is one.
+        assert!(!text.contains("vector_width\":{"), "{text}");
+        d.vector_width = Some(crate::search::WiderVectors { bits: 512, speedup: 2.6, default_speedup: 2.1 });
+        d.measured = Some(2.6);
+        let r = DecisionReport::new("f", "00ff", "hybrid", &d, true);
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(text.contains("\"vector_width\":{\"bits\":512,\"speedup\":2.6,\"default_width_speedup\":2.1}"), "{text}");
+        assert_eq!(serde_json::from_str::<DecisionReport>(&text).unwrap(), r);
     }
 }

@@ -81,7 +81,7 @@ fn record(hash: &str, schedule: &str, speedup: f64, machine: Fingerprint, at: i6
         schedule: schedule.into(),
         speedup,
         original_seconds: Some(0.01),
-        measured: vec![Measurement { schedule: schedule.into(), speedup }],
+        measured: vec![Measurement { schedule: schedule.into(), speedup, vector_width: None }],
         measured_at: at,
     }
 }
@@ -180,6 +180,39 @@ fn a_record_that_beat_nothing_keeps_the_original() {
     assert!(d.schedule.is_identity());
     assert!(d.kept.unwrap().contains("tile(L0:8)"));
     assert!(Lookup::default().decision(MIN_MEASURED_GAIN).is_none());
+}
+
+#[test]
+fn a_vector_width_chosen_by_measurement_is_stored_and_applied_with_its_schedule() {
+    // A hybrid decision whose schedule ran faster with 512-bit vectors: its record keeps the
+    // width (an entry of its measured list, no new column), a lookup gives it back with the
+    // schedule's figure at the default width, and the decision says so.
+    let path = scratch("width.db");
+    let mut store = Store::open(&path).unwrap();
+    let here = machine::fingerprint().clone();
+    let schedule: affine_autosched::schedule::Schedule = "tile(L0:32); parallelize(L0.t)".parse().unwrap();
+    let mut d = affine_autosched::search::Decision::without_search(schedule.clone(), Source::Search);
+    d.finalists = vec![(schedule.clone(), 2.0), ("parallelize(L0)".parse().unwrap(), 1.5)];
+    d.measured = Some(2.4);
+    d.vector_width = Some(affine_autosched::search::WiderVectors { bits: 512, speedup: 2.4, default_speedup: 2.1 });
+    let cfg = affine_autosched::search::OptimizeConfig::new(
+        affine_autosched::search::SearchConfig { beam_width: 4, max_depth: 6 },
+        affine_autosched::options::Evaluator::Hybrid,
+        4,
+    );
+    let r = Record::of_decision("0d", "f", &d, &cfg, None).unwrap();
+    assert_eq!(r.speedup, 2.4);
+    assert_eq!(r.measured.iter().filter(|m| m.vector_width == Some(512)).count(), 1, "{:?}", r.measured);
+    store.insert(&[r]).unwrap();
+    let back = store.lookup("0d", &here).unwrap().decision(MIN_MEASURED_GAIN).unwrap();
+    assert_eq!(back.schedule, schedule);
+    let w = back.vector_width.unwrap();
+    assert_eq!((w.bits, w.speedup, w.default_speedup), (512, 2.4, 2.0));
+    assert!(back.summary("f", affine_autosched::options::Evaluator::Hybrid).contains("with prefer-vector-width=512"));
+    // A record without one applies no width; its JSON has no such field.
+    store.insert(&[record("0e", "tile(L0:8)", 1.5, here.clone(), 1)]).unwrap();
+    assert!(store.lookup("0e", &here).unwrap().decision(MIN_MEASURED_GAIN).unwrap().vector_width.is_none());
+    assert!(!serde_json::to_string(&record("0e", "tile(L0:8)", 1.5, here, 1)).unwrap().contains("vector_width"));
 }
 
 #[test]

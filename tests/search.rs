@@ -1690,3 +1690,33 @@ fn register_tiles_jam_the_loops_with_reuse() {
     assert!(unrolls.iter().all(|u| !u.starts_with("unroll(L1.0.0.0.0.0:")), "{unrolls:?}");
     assert!(unrolls.iter().any(|u| u.starts_with("unroll(L1.0.0.0.0.0.0:")), "{unrolls:?}");
 }
+
+#[test]
+fn wider_vectors_are_tried_only_where_nothing_asks_for_a_width() {
+    use affine_autosched::options::Evaluator;
+    use affine_autosched::schedule::tile_sizes::Target;
+    use affine_autosched::search::OptimizeConfig;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/polybench/gemm.mlir");
+    let m = LoadedModule::from_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let f = m.functions()[0];
+    let search = SearchConfig { beam_width: 4, max_depth: 6 };
+    let hybrid = OptimizeConfig::new(search, Evaluator::Hybrid, 4);
+    // This host's 512-bit vectors (AVX-512's 32 registers) are tried by the measuring
+    // evaluators only.
+    let host = Target::machine().with_vector_width(Some(512)).vector_bytes == 64;
+    assert_eq!(hybrid.wider_vectors_for(f), host.then_some(512));
+    assert_eq!(OptimizeConfig::new(search, Evaluator::Execution, 4).wider_vectors_for(f), host.then_some(512));
+    assert_eq!(OptimizeConfig::new(search, Evaluator::Model, 4).wider_vectors_for(f), None);
+    // A copy of the function compiled for a width of its own carries it; the others do not.
+    let identity = Schedule::default();
+    let (text, built) =
+        transform::variants_module_at(f, &[(&identity, "v0".into(), None), (&identity, "v1".into(), Some(512))]);
+    assert!(built.iter().all(|b| b.is_ok()));
+    assert_eq!(text.matches("prefer-vector-width").count(), 1, "{text}");
+    assert!(text.contains(r#"["prefer-vector-width", "512"]"#), "{text}");
+    // A width the options or the function ask for, even LLVM's own 256, is the user's choice.
+    let pinned = OptimizeConfig { vector_bits: Some(256), ..hybrid.clone() };
+    assert_eq!(pinned.wider_vectors_for(f), None);
+    transform::prefer_vector_width(f, 256);
+    assert_eq!(hybrid.wider_vectors_for(f), None);
+}

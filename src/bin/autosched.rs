@@ -918,7 +918,7 @@ fn add_run_record(
         speedup,
         original_seconds: Some(m.timings[0].median()),
         threads: m.threads,
-        measured: vec![Measurement { schedule: schedule.to_string(), speedup }],
+        measured: vec![Measurement { schedule: schedule.to_string(), speedup, vector_width: None }],
         measured_at: records::now(),
     };
     store.insert(&[record]).map_err(|e| e.to_string())?;
@@ -1345,12 +1345,18 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         // The script's entry is of the function before the schedule, kept once it applied.
         let entry = args.emit_transform.is_some().then(|| {
             affine_autosched::transform::script::ScriptEntry::new(f, &name, &decision.schedule, decision.evidence(evaluator))
-                .with_codegen(args.fp_contract, width, true)
+                .with_codegen(args.fp_contract, width.or(decision.vector_width.map(|w| w.bits)), true)
         });
         let mut applied = false;
         if !decision.schedule.is_identity() {
             match transform::apply(f, &decision.schedule) {
-                Ok(()) => applied = true,
+                Ok(()) => {
+                    applied = true;
+                    // The vector width the measurement chose goes with its schedule.
+                    if let Some(w) = decision.vector_width {
+                        transform::prefer_vector_width(f, w.bits);
+                    }
+                }
                 Err(e) => {
                     eprintln!("autosched: @{name}: left unchanged: the chosen schedule failed to apply: {e}");
                     continue;

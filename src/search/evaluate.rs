@@ -361,18 +361,38 @@ impl ExecutionEvaluator {
         self.cfg.reps = reps.max(1);
     }
 
+    /// Measures `schedule` compiled at the function's own vector width and at `bits`, both
+    /// against the original, in one run: the two speedups.
+    pub fn evaluate_widths(&mut self, schedule: &Schedule, bits: u32) -> Result<[Option<f32>; 2], SearchError> {
+        let out = self.measure_batch_at(&[(schedule, None), (schedule, Some(bits))])?;
+        Ok([out[0], out[1]])
+    }
+
     /// Measures the original and `schedules` in one run; speedups of each schedule.
     fn measure_batch(&mut self, schedules: &[&Schedule]) -> Result<Vec<Option<f32>>, SearchError> {
+        let at: Vec<(&Schedule, Option<u32>)> = schedules.iter().map(|s| (*s, None)).collect();
+        self.measure_batch_at(&at)
+    }
+
+    /// [`Self::measure_batch`] with each schedule compiled for its own vector width (None: the
+    /// function's own).
+    fn measure_batch_at(&mut self, variants: &[(&Schedule, Option<u32>)]) -> Result<Vec<Option<f32>>, SearchError> {
         let identity = Schedule::default();
-        let mut wanted: Vec<(&Schedule, String)> = vec![(&identity, "v0".into())];
-        wanted.extend(schedules.iter().enumerate().map(|(i, s)| (*s, format!("v{}", i + 1))));
-        let (text, built) = transform::variants_module(self.func, &wanted);
+        let mut wanted: Vec<(&Schedule, String, Option<u32>)> = vec![(&identity, "v0".into(), None)];
+        wanted.extend(variants.iter().enumerate().map(|(i, (s, bits))| (*s, format!("v{}", i + 1), *bits)));
+        let (text, built) = transform::variants_module_at(self.func, &wanted);
+        // How a candidate is named in notes and warnings: its schedule, and its width if its own.
+        let label = |s: &Schedule, bits: Option<u32>| match bits {
+            Some(b) => format!("{s} (prefer-vector-width={b})"),
+            None => s.to_string(),
+        };
+        let schedules: Vec<String> = variants.iter().map(|(s, bits)| label(s, *bits)).collect();
         let mut entries = Vec::new();
         let mut present = Vec::new();
-        for (k, ((s, name), ok)) in wanted.iter().zip(built).enumerate() {
+        for (k, ((s, name, bits), ok)) in wanted.iter().zip(built).enumerate() {
             match ok {
                 Ok(()) => {
-                    entries.push(Entry { label: s.to_string(), library: 0, function: name.clone() });
+                    entries.push(Entry { label: label(s, *bits), library: 0, function: name.clone() });
                     if k > 0 {
                         present.push(k - 1);
                     }
@@ -389,7 +409,7 @@ impl ExecutionEvaluator {
         };
         self.measured += present.len();
         self.original_seconds = Some(m.timings[0].median());
-        let mut out = vec![None; schedules.len()];
+        let mut out = vec![None; variants.len()];
         for (k, &i) in present.iter().enumerate() {
             let verdict = &m.verdicts[k];
             if verdict.equivalent {

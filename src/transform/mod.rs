@@ -109,6 +109,13 @@ pub fn check_exact(func: Op, schedule: &Schedule) -> Result<(), TransformError> 
 /// marked for the C interface (what [`crate::measure`] compiles into one library), printed;
 /// `func` is not changed. Copies whose schedule fails are left out, with the reason.
 pub fn variants_module(func: Op, variants: &[(&Schedule, String)]) -> (String, Vec<Result<(), TransformError>>) {
+    let at_width: Vec<(&Schedule, String, Option<u32>)> = variants.iter().map(|(s, n)| (*s, n.clone(), None)).collect();
+    variants_module_at(func, &at_width)
+}
+
+/// [`variants_module`] with each copy compiled for its own vector width (`prefer-vector-width`
+/// set on it, as [`prefer_vector_width`] does; None: the width `func` asks for, if any).
+pub fn variants_module_at(func: Op, variants: &[(&Schedule, String, Option<u32>)]) -> (String, Vec<Result<(), TransformError>>) {
     // SAFETY: the module is created in func's context, owns the clones appended to it and
     // is destroyed here; nothing else refers to it.
     unsafe {
@@ -116,11 +123,14 @@ pub fn variants_module(func: Op, variants: &[(&Schedule, String)]) -> (String, V
         let module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
         let body = mlirModuleGetBody(module);
         let mut results = Vec::new();
-        for (schedule, name) in variants {
+        for (schedule, name, bits) in variants {
             results.push(transact(func, schedule, Mode::Detach).map(|clone| {
                 let clone = clone.expect("detach mode returns the clone");
                 clone.set_symbol_name(name);
                 clone.set_unit_attr("llvm.emit_c_interface");
+                if let Some(bits) = bits {
+                    prefer_vector_width(clone, *bits);
+                }
                 mlirBlockAppendOwnedOperation(body, clone.0);
             }));
         }
