@@ -39,6 +39,18 @@
 // RUN: FileCheck %s --check-prefix=SEEDED < %t.seeded.remarks
 // RUN: %autosched records show %t.foreign.db | FileCheck %s --check-prefix=SHOW
 //
+// A vector width the measuring run chose comes back with its schedule: a record of this
+// machine (from the export above) whose schedule ran faster with 512-bit vectors, whatever
+// this host is and whatever the first run decided.
+// RUN: %python -c "import json,sys; r=json.loads(open(sys.argv[1]).readline()); s='distribute(L0.0)'; r.update(schedule=s, speedup=2.0, measured=[dict(schedule=s, speedup=1.9), dict(schedule=s, speedup=2.0, vector_width=512)]); print(json.dumps(r))" %t.export.jsonl > %t.width.jsonl
+// RUN: rm -f %t.width.db
+// RUN: %autosched records import %t.width.db %t.width.jsonl
+// RUN: mlir-opt-22 --load-pass-plugin=%plugin --mlir-print-op-on-diagnostic=false \
+// RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{records=%t.width.db}))' \
+// RUN:   %S/gemm.mlir -o %t.width.mlir 2> %t.width.remarks
+// RUN: FileCheck %s --check-prefix=WIDTH < %t.width.remarks
+// RUN: FileCheck %s --check-prefix=WIDTHIR < %t.width.mlir
+//
 // RUN: echo garbage > %t.bad.db
 // RUN: not mlir-opt-22 --load-pass-plugin=%plugin \
 // RUN:   --pass-pipeline='builtin.module(func.func(affine-autosched{records=%t.bad.db}))' %S/gemm.mlir 2>&1 \
@@ -69,5 +81,8 @@
 // SHOW: 2 function/machine pairs
 // SHOW-DAG: @gemm {{.*}} (here)
 // SHOW-DAG: @gemm {{[0-9a-f]+ [0-9a-f]+ [0-9.]+x}}
+
+// WIDTH: remark: affine-autosched: @gemm: applied distribute(L0.0) with prefer-vector-width=512, from the tuning records (measured speedup 2.00x
+// WIDTHIR: passthrough = {{\[}}["prefer-vector-width", "512"]]
 
 // BAD: error: affine-autosched: option 'records': '{{.*}}bad.db' is not a records database

@@ -1280,12 +1280,17 @@ fn optimize_for_target(
     let wider = match (best, cfg.wider_vectors_for(func)) {
         (Some((s, m)), Some(bits)) if m > MIN_MEASURED_GAIN => {
             log::debug!("measuring {} with {bits}-bit vectors", s.schedule);
-            match ev.evaluate_widths(&s.schedule, bits)? {
-                [Some(at_default), Some(at_bits)] if f64::from(at_bits) > f64::from(at_default) * MIN_MEASURED_GAIN => {
+            // An optional round: if it cannot be measured, the decision stands without it.
+            match ev.evaluate_widths(&s.schedule, bits) {
+                Ok([Some(at_default), Some(at_bits)]) if f64::from(at_bits) > f64::from(at_default) * MIN_MEASURED_GAIN => {
                     Some(WiderVectors { bits, speedup: at_bits.into(), default_speedup: at_default.into() })
                 }
-                [at_default, at_bits] => {
+                Ok([at_default, at_bits]) => {
                     log::debug!("{bits}-bit vectors: {at_bits:?} against {at_default:?} at the default width: not taken");
+                    None
+                }
+                Err(e) => {
+                    log::info!("{} with {bits}-bit vectors could not be measured: {e}", s.schedule);
                     None
                 }
             }
