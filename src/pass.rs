@@ -376,11 +376,11 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         .is_some()
         .then(|| {
             script::ScriptEntry::new(func, &program.function, &decision.schedule, decision.evidence(options.evaluator))
-                .with_codegen(options.fp_contract, options.prefer_vector_width.or(decision.vector_width.map(|w| w.bits)), true)
+                .with_codegen(options.fp_contract, decision.vector_bits(options.prefer_vector_width), true)
         });
     let outcome = if decision.schedule.is_identity() {
         Outcome::Unchanged
-    } else if let Err(e) = transform::apply(func, &decision.schedule) {
+    } else if let Err(e) = decision.apply(func) {
         emit(Diagnostic {
             op: Some(func),
             severity: Severity::Warning,
@@ -398,10 +398,6 @@ fn search_and_apply(func: Op, program: &Program, options: &PassOptions, emit: &m
         }
         return Outcome::Unchanged;
     } else {
-        // The vector width the measurement chose goes with the schedule it was measured with.
-        if let Some(w) = decision.vector_width {
-            transform::prefer_vector_width(func, w.bits);
-        }
         Outcome::Transformed
     };
     for n in &decision.notes {

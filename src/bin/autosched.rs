@@ -1345,18 +1345,12 @@ fn optimize(args: OptimizeArgs) -> ExitCode {
         // The script's entry is of the function before the schedule, kept once it applied.
         let entry = args.emit_transform.is_some().then(|| {
             affine_autosched::transform::script::ScriptEntry::new(f, &name, &decision.schedule, decision.evidence(evaluator))
-                .with_codegen(args.fp_contract, width.or(decision.vector_width.map(|w| w.bits)), true)
+                .with_codegen(args.fp_contract, decision.vector_bits(width), true)
         });
         let mut applied = false;
         if !decision.schedule.is_identity() {
-            match transform::apply(f, &decision.schedule) {
-                Ok(()) => {
-                    applied = true;
-                    // The vector width the measurement chose goes with its schedule.
-                    if let Some(w) = decision.vector_width {
-                        transform::prefer_vector_width(f, w.bits);
-                    }
-                }
+            match decision.apply(f) {
+                Ok(()) => applied = true,
                 Err(e) => {
                     eprintln!("autosched: @{name}: left unchanged: the chosen schedule failed to apply: {e}");
                     continue;

@@ -688,8 +688,7 @@ impl Footprint {
         }
         let mut slots = [0u32; PAGE_SLOTS];
         for b in &self.boxes {
-            // A box of unknown shape is left to the budget on lines.
-            let _ = b.add_slot_lines(sizes, &mut slots);
+            b.add_slot_lines(sizes, &mut slots);
         }
         slots.iter().any(|n| *n > share)
     }
@@ -739,11 +738,11 @@ impl TileBox {
 
     /// Adds the lines this box touches over the first tile of `sizes` to the page slot each
     /// falls in (`slots[k]`: lines at byte offset 64k to 64k + 63 of their 4 KiB page), the
-    /// buffer laid out row-major from the start of a page. False where its shape is not known.
-    fn add_slot_lines(&self, sizes: &[u32], slots: &mut [u32; PAGE_SLOTS]) -> bool {
-        let Some(&last) = self.shape.last() else { return true };
-        if self.shape.iter().any(|d| *d <= 0) || last <= 0 {
-            return false;
+    /// buffer laid out row-major from the start of a page. A scalar or a box of unknown shape
+    /// adds nothing (it is left to the budget on lines).
+    fn add_slot_lines(&self, sizes: &[u32], slots: &mut [u32; PAGE_SLOTS]) {
+        if self.shape.is_empty() || self.shape.iter().any(|d| *d <= 0) {
+            return;
         }
         let extents: Vec<i64> = self.extents(sizes).map(|e| e.ceil().max(1.0) as i64).collect();
         // Byte strides of the dimensions (row-major).
@@ -769,7 +768,7 @@ impl TileBox {
             let mut d = n - 1;
             loop {
                 if d == 0 {
-                    return true;
+                    return;
                 }
                 d -= 1;
                 index[d] += 1;

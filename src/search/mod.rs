@@ -1340,6 +1340,22 @@ fn optimize_for_target(
 }
 
 impl Decision {
+    /// Applies the decision to `func`: its schedule, then the vector width measured with it
+    /// (where one was chosen); `func` is unchanged where the schedule fails.
+    pub fn apply(&self, func: Op) -> Result<(), transform::TransformError> {
+        transform::apply(func, &self.schedule)?;
+        if let Some(w) = self.vector_width {
+            transform::prefer_vector_width(func, w.bits);
+        }
+        Ok(())
+    }
+
+    /// The width `func` is compiled for with this decision: `option`'s (the user's), else the
+    /// one the measurement chose.
+    pub fn vector_bits(&self, option: Option<u32>) -> Option<u32> {
+        option.or(self.vector_width.map(|w| w.bits))
+    }
+
     /// A short line of the evidence (for the comment of a Transform-dialect script).
     pub fn evidence(&self, evaluator: EvaluatorKind) -> String {
         let mut parts = Vec::new();
