@@ -178,7 +178,8 @@ def ours(kernel: Path, evaluator: str, out: Path, options: str) -> dict:
             "schedule": d["schedule"] if d["applied"] else "",
             "predicted": predicted.get("speedup"), "measured": d.get("measured"),
             "scored": d["scored"], "measurements": d["measurements"] or None,
-            "search_seconds": d["search_seconds"], "measure_seconds": d["measure_seconds"] or None}
+            "search_seconds": d["search_seconds"], "measure_seconds": d["measure_seconds"] or None,
+            "vector_width": d.get("vector_width")}
 
 
 def mlir_affine(kernel: Path, work: Path, failures: dict) -> dict:
@@ -219,6 +220,11 @@ def reused(kernel: Path, cached: dict, path: Path, options: str = ""):
         key, value = opt.split("=", 1)
         flags += {"fp-contract": ["--fp-contract"] if value == "true" else [],
                   "prefer-vector-width": ["--prefer-vector-width", value]}[key]
+    # A vector width the search measured and took (hybrid, execution: the report's
+    # `vector_width`) is part of its decision: re-applied with the schedule.
+    width = info.get("vector_width")
+    if width and "prefer-vector-width" not in options:
+        flags += ["--prefer-vector-width", str(width["bits"])]
     if info.get("schedule") or flags:
         rc, _, err = run([AUTOSCHED, "apply", kernel, "--schedule", info.get("schedule") or "", *flags, "-o", path])
         if rc != 0:

@@ -171,6 +171,24 @@ def test_a_kernel_of_a_few_milliseconds_is_timed_again_with_more_repetitions(mon
         assert timing["reps"] == expected[-1] and out == f"run {len(expected)}"
 
 
+def test_a_reused_decision_keeps_its_measured_vector_width(monkeypatch, tmp_path):
+    """run.reused (--reuse): a decision that took 512-bit vectors by measurement (the report's
+    `vector_width`) is applied again with that width; options that name a width win; a decision
+    without one gets no width flag."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run as harness
+    calls = []
+    monkeypatch.setattr(harness, "run", lambda cmd, **kw: (calls.append([str(c) for c in cmd]), (0, "", ""))[1])
+    width = {"bits": 512, "speedup": 4.2, "default_width_speedup": 4.0}
+    decision = {"ok": True, "schedule": "parallelize(L0)", "vector_width": width}
+    info = harness.reused(Path("k.mlir"), decision, tmp_path / "out.mlir")
+    assert info["reused"] and calls[-1][-4:] == ["--prefer-vector-width", "512", "-o", str(tmp_path / "out.mlir")]
+    harness.reused(Path("k.mlir"), decision, tmp_path / "out.mlir", "prefer-vector-width=256")
+    assert calls[-1].count("--prefer-vector-width") == 1 and "256" in calls[-1]
+    harness.reused(Path("k.mlir"), {"ok": True, "schedule": "parallelize(L0)"}, tmp_path / "out.mlir")
+    assert "--prefer-vector-width" not in calls[-1]
+
+
 def test_compare_models_takes_the_selection_suite(tmp_path):
     """--suite selection decides on benchmarks/selection/'s kernels (and names a kernel it lacks)."""
     out = tmp_path / "compare.json"
