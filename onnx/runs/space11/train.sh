@@ -3,6 +3,7 @@
 # (contraction-004, matmul_chain-003, dnn_convolution-002, linear_tiles-002), by the recipe of
 # space9-more (the classes the benchmark contractions belong to x3). Members staggered by 240 s so
 # their loading peaks (about 12 GB each) do not meet on this 23 GB host.
+# Features: build/cargo/release/autosched featurize onnx/data/real/dataset.jsonl.gz --out build/feat15 (54 s).
 set -e
 cd /work/main
 mkdir -p build/h15
