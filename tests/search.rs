@@ -8,7 +8,7 @@ use affine_autosched::schedule::{Parallelize, Schedule, Transform};
 use affine_autosched::search::candidates::{candidates, combinations, Stage, STAGES};
 use affine_autosched::search::{beam_search, decided_at_base, unroll_base, Base, SearchConfig, StateCheck};
 use affine_autosched::transform;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 fn module(name: &str) -> LoadedModule {
@@ -883,8 +883,16 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
     let legal = candidates(&p, &identity, Stage::Tile);
     let sequences = lookahead(&p, &identity, Stage::Tile, &legal);
     assert!(!sequences.is_empty());
-    let (mut unpacked, mut packed, mut both) = (0, 0, 0);
+    // The register tiles (rows x columns unroll factors) each packing is tried with.
+    let (mut unpacked, mut packed, mut both) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     for seq in &sequences {
+        let factor = |target: &str| {
+            seq.iter().find_map(|t| match t {
+                Transform::Unroll(u) if u.target.as_str() == target => Some(u.factor),
+                _ => None,
+            })
+        };
+        let shape = (factor("L0"), factor("L0.0"));
         let s = Schedule { steps: seq.clone() };
         let kinds: Vec<&str> = seq.iter().map(|t| t.kind()).collect();
         let text = s.to_string();
@@ -898,20 +906,23 @@ fn contraction_bands_are_tried_as_register_tiles_at_the_tile_stage() {
                 "{text}"
             );
             assert!(text.contains("unroll(L0:"), "{text}");
-            both += 1;
+            both.insert(shape);
         } else if kinds.contains(&"pack") {
             assert_eq!(kinds, ["tile", "pack", "accumulate", "unroll", "unroll"], "{s}");
             assert!(text.contains("pack(L0, %arg1); accumulate(L0.0.0); unroll(L0:"), "{text}");
-            packed += 1;
+            packed.insert(shape);
         } else {
             assert_eq!(kinds, ["tile", "accumulate", "unroll", "unroll"], "{s}");
             assert!(text.contains("accumulate(L0.0.0); unroll(L0:"), "{text}");
-            unpacked += 1;
+            unpacked.insert(shape);
         }
         assert!(text.contains("unroll(L0.0:"), "{text}");
         transform::check(f, &s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
-    assert!(unpacked > 0 && packed == unpacked && both == unpacked, "{sequences:?}");
+    // Every register tile in each packing. Not as many sequences of each: the tiling sized
+    // for the columns outside may be one already offered as tiled (then kept once), as on a
+    // 2-core CI host where gemm's 8x16 both-packed tiling sized 32 x 512 x 64 either way.
+    assert!(!unpacked.is_empty() && packed == unpacked && both == unpacked, "{sequences:?}");
     // The 6x16 tile (12 accumulators) is among them on any x86 host.
     assert!(sequences.iter().any(|seq| Schedule { steps: seq.clone() }.to_string().contains("unroll(L0:6)")), "{sequences:?}");
     // k no longer innermost (i-k-j), or the columns loop is i (C[i][j] strided along it):
