@@ -19,7 +19,8 @@ For each kernel, in ONE run of the measuring driver (variants interleaved, media
 
 Parallel code runs with OMP_NUM_THREADS=--threads. Results are cached per kernel in
 benchmarks/results/<kernel>.json (delete one, or pass --force, to measure it again), and
-benchmarks/RESULTS.md and benchmarks/results.png are written from the cache.
+benchmarks/RESULTS.md and benchmarks/results.png are written from the cache (of every kernel,
+also after a run of some: --kernels measures those and reports them beside the others).
 
     .venv/bin/python benchmarks/run.py               # everything (about an hour on 2 cores)
     .venv/bin/python benchmarks/run.py --quick       # the CI smoke subset, into a temp dir
@@ -756,9 +757,24 @@ def main():
             results.append(res)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    # A run of some kernels (--kernels) reports them beside the cache's other kernels: the
+    # report is of the whole suite, as a --report-only run would write it (the checks below
+    # are of this run's kernels only).
+    reported = list(results)
+    if args.kernels and not args.quick:
+        ran = {r["kernel"]: r for r in results}
+        suite = sorted(all_kernels(), key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+        reported = []
+        for other in suite:
+            cache = args.results / f"{other}.json"
+            if other in ran:
+                reported.append(ran.pop(other))
+            elif cache.exists():
+                reported.append(json.loads(cache.read_text()))
+        reported += ran.values()
     # Another report (another host's, --report) gets its own figure beside it.
     png = args.report.with_name("results.png") if args.report.name == "RESULTS.md" else args.report.with_suffix(".png")
-    ratios = write_report(results, args, args.report, png)
+    ratios = write_report(reported, args, args.report, png)
     print(args.report.read_text())
     # The smoke test fails on a wrong output or a failed pass run, never on speed.
     bad = [(r["kernel"], summarize(r)["wrong"]) for r in results if summarize(r)["wrong"]]

@@ -135,6 +135,21 @@ def test_harness_smoke(tmp_path):
     assert cells[7] == "n/a", row
 
 
+def test_a_run_of_some_kernels_reports_the_whole_suite(tmp_path):
+    """benchmarks/run.py --kernels K: the report holds K's row and the cache's other kernels'
+    (a run of a few kernels used to write a RESULTS.md of those alone), in the suite's order."""
+    results = tmp_path / "results"
+    results.mkdir()
+    for name in ["atax", "gemm"]:
+        (results / f"{name}.json").write_text((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
+    report = tmp_path / "R.md"
+    p = subprocess.run([sys.executable, ROOT / "benchmarks" / "run.py", "--report-only", "--kernels", "gemm",
+                        "--results", results, "--report", report], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [l.split("|")[1].strip() for l in report.read_text().splitlines() if l.startswith("| atax |") or l.startswith("| gemm |")]
+    assert rows[:2] == ["atax", "gemm"], rows
+
+
 def test_compare_models_smoke(tmp_path):
     """benchmarks/compare-models.py with the shipped model on both sides: the same decision
     (the search is deterministic), and hybrid timed beside it in one checked run."""
