@@ -82,7 +82,8 @@ NOTES = [
     "day before throughout), the register tiles that of 2026-12-06 12:22 UTC (7 timed runs each), all "
     "on a 2-core Intel Xeon (cpu family 6 model 207: L1d "
     "48 KiB, L2 2 MiB per core, L3 300 MiB, AVX-512; budget 1 MiB), nothing else running. The "
-    "earlier sweeps (below) ran on AMD EPYC hosts with an L2 of 512 KiB (Zen 2) and 1 MiB (Zen 5).",
+    "other sweeps (below) ran on AMD EPYC hosts with an L2 of 512 KiB (Zen 2) and 1 MiB (Zen 4, the "
+    "data card's kind, 2026-12-07; Zen 5).",
     "- Plain tilings: 4 of 7 within 5%, as on the Zen 2 host, with other misses: batched-matmul "
     "(0.758: [128, 192, 192] against [32, 32, 128]; within 5% on both AMD hosts) and dense and "
     "dense+accumulate (0.911 and 0.905 since the page slots below, 0.755 and 0.704 before: the "
@@ -516,7 +517,7 @@ def write_report(cpu: str, results: list) -> None:
     ] + table(results) + [""] + NOTES
     for earlier in sorted(RESULTS.parent.glob("tile-sizes-*.json")):
         doc = json.loads(earlier.read_text())
-        lines += ["", f"## An earlier sweep: `{earlier.relative_to(ROOT)}` ({doc['machine']})", ""]
+        lines += ["", f"## Another sweep: `{earlier.relative_to(ROOT)}` ({doc['machine']})", ""]
         lines += table(doc["results"]) + [""] + doc.get("note", [])
     (ROOT / "benchmarks/TILE-SIZES.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
