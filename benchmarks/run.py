@@ -682,6 +682,12 @@ def code_version() -> str:
     return version
 
 
+def in_suite_order(names: list) -> list:
+    """Kernel names in ORDER, cheap kernels first so that a run cut short still leaves a useful
+    cache; those ORDER does not name last, as given."""
+    return sorted(names, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", help="comma-separated kernel names (default: all in benchmarks/polybench and benchmarks/dnn)")
@@ -718,9 +724,7 @@ def main():
     for tool in [AUTOSCHED, PLUGIN]:
         if not tool.exists():
             raise SystemExit(f"{tool} is missing: build first (scripts/setup.sh)")
-    names = args.kernels.split(",") if args.kernels else all_kernels()
-    # Cheap kernels first: a run cut short still leaves a useful cache.
-    names.sort(key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
+    names = in_suite_order(args.kernels.split(",") if args.kernels else all_kernels())
     args.results.mkdir(parents=True, exist_ok=True)
     results = []
     broken = []
@@ -760,18 +764,12 @@ def main():
     # A run of some kernels (--kernels) reports them beside the cache's other kernels: the
     # report is of the whole suite, as a --report-only run would write it (the checks below
     # are of this run's kernels only).
-    reported = list(results)
+    reported = results
     if args.kernels and not args.quick:
         ran = {r["kernel"]: r for r in results}
-        suite = sorted(all_kernels(), key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
-        reported = []
-        for other in suite:
-            cache = args.results / f"{other}.json"
-            if other in ran:
-                reported.append(ran.pop(other))
-            elif cache.exists():
-                reported.append(json.loads(cache.read_text()))
-        reported += ran.values()
+        cache = lambda n: args.results / f"{n}.json"
+        suite = [n for n in in_suite_order(all_kernels()) if n in ran or cache(n).exists()]
+        reported = [ran.pop(n) if n in ran else json.loads(cache(n).read_text()) for n in suite] + list(ran.values())
     # Another report (another host's, --report) gets its own figure beside it.
     png = args.report.with_name("results.png") if args.report.name == "RESULTS.md" else args.report.with_suffix(".png")
     ratios = write_report(reported, args, args.report, png)

@@ -5,7 +5,7 @@
 # their loading peaks (about 12 GB each) do not meet on this 23 GB host.
 # Features: build/cargo/release/autosched featurize onnx/data/real/dataset.jsonl.gz --out build/feat15 (54 s).
 set -e
-cd /work/main
+cd "$(dirname "$0")/../../.."
 mkdir -p build/h15
 i=0
 for init in onnx/model.pt onnx/model.seed1.pt; do
