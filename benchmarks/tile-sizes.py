@@ -118,7 +118,7 @@ NOTES = [
     "- Register tiles are sized by a model of their own since 2026-12-06 (`tile_sizes::choose_register`, "
     "`autosched tile-sizes --register RxC [--columns-outside]`; `sampler::SPACE` 10): the block the "
     "outer point loop's slivers sweep (A's rows x k with the columns outside, B's k x columns with the "
-    "rows outside) must fit the L1 beside the sliver (three quarters of it until 12:00), the tile the "
+    "rows outside) must fit the L1 beside the sliver (three quarters of it until 12:00; one and a half times it since 2026-12-07, after the Zen 4 sweep below), the tile the "
     "L2 budget; among "
     "those, the fewest cycles per iteration: the lines loaded (the output's box once for all the k "
     "tiles of its rows and columns, which find it in the L2), the accumulators' loads and stores per "

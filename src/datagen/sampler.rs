@@ -111,7 +111,9 @@ impl Walk {
 /// 2026-12-07's cache tiles whose lines crowd no 64-byte slot of a page beyond its share of
 /// the budget (`tile_sizes::PAGE_SLOTS`: rows a multiple of 4 KiB apart, dense's `W[o][i]`),
 /// which changed the sizes the Tile stage offers for a register tile (`choose_interleaved`).
-pub const SPACE: u32 = 11;
+/// 12: since 2026-12-07 afternoon's register tiles whose swept block may fill one and a half
+/// times the L1 (`tile_sizes::L1_SHARE`): longer k tiles.
+pub const SPACE: u32 = 12;
 
 /// The first space with steps that peel a partial tile (unroll or vectorize of a tiled loop
 /// whose tile does not divide it): a model whose data is older never saw their code.

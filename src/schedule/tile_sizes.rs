@@ -206,12 +206,14 @@ pub enum PointOrder {
 }
 
 /// The share of the L1 for the block one sliver of the outer point loop sweeps, the sliver
-/// and the accumulators' rows of the output: all of it. Three quarters, leaving room for the
-/// lines in flight, ruled out gemm's fastest packed 6x16 tile (54 x 288 x 120: 37.6 KB of a
-/// 48 KiB L1) on the Xeon sweeps (benchmarks/TILE-SIZES.md: scored on the three recorded
-/// grids, 0.94-0.95 of their optimum with 3/4, 0.99 with all); a block well beyond the L1
-/// costs (dense's W copy of 128 x 128 floats ran 2.4x slower than of 64 x 128).
-const L1_SHARE: f64 = 1.0;
+/// and the accumulators' rows of the output: one and a half. Three quarters ruled out gemm's
+/// fastest packed 6x16 tile (54 x 288 x 120: 37.6 KB of a 48 KiB L1) on the Xeon sweeps; all of
+/// it held the k tiles of the Zen 4 sweep (32 KiB L1) too short: 0.85-0.98 of each register
+/// grid's optimum, one of four within 5%. Scored on the recorded grids (benchmarks/TILE-SIZES.md),
+/// 1.5 puts three of four within 5% on both hosts (the L2 streams the rest of a sliver's block
+/// ahead of use); twice the L1 lost dense's register grid on both (its W copy of 128 x 128 floats
+/// ran 2.4x slower than of 64 x 128).
+const L1_SHARE: f64 = 1.5;
 
 /// Cycles of entering a register tile's reduction loop, beside its accumulators' loads and
 /// stores (bounds, the exit branch, the pointer updates of the unrolled body), as far as the
@@ -231,7 +233,7 @@ const ACCUMULATOR_CYCLES: f64 = 0.5;
 /// BLIS sizes its blocks (Low et al., "Analytical modeling is enough for high-performance BLIS",
 /// TOMS 2016): the block the outer point loop's slivers sweep (the column-invariant input's rows
 /// x k with the columns outside, the row-invariant one's k x columns with the rows outside) must
-/// stay in L1 beside one sliver ([`L1_SHARE`]), the whole tile's lines in the L2 budget; among
+/// fit its share of the L1 with one sliver ([`L1_SHARE`]), the whole tile's lines in the L2 budget; among
 /// those, the fewest cycles per iteration: the lines the tile loads (the output's once for all
 /// the k tiles of its rows and columns), and per entry of the reduction loop its accumulators'
 /// loads and stores and [`KERNEL_ENTRY_CYCLES`] (a short k tile pays them often), times the
@@ -316,7 +318,7 @@ pub fn choose_register(
 }
 
 /// What [`choose_register`] charges a register tile's band at `sizes` (rows, columns, k): None
-/// where the tile does not fit the L2 budget or its swept block the L1. For scoring the model
+/// where the tile does not fit the L2 budget or its swept block its share of the L1. For scoring the model
 /// against measurements (`autosched tile-sizes --register --sizes`).
 pub fn register_cost(program: &Program, tree: &Scheduled, band: &[usize], target: &Target, kernel: RegisterKernel, sizes: &[u32]) -> Option<f64> {
     let model = RegisterModel::new(program, tree, band, kernel, target)?;
