@@ -1162,14 +1162,14 @@ fn chained_contractions_get_a_register_tile_on_every_band() {
     let multiples_of_register_tile = sequences.iter().filter(|seq| sizes(seq).iter().all(|s| s[0] % rows == 0 && s[1] % 16 == 0)).count();
     assert_eq!(multiples_of_register_tile, 3, "{sequences:?}");
     assert!(sequences.iter().all(|seq| columns(seq) != [100, 200]), "{sequences:?}");
-    // The register model's: the block the outer point loop's slivers sweep fits its share of the
-    // 32 KiB L1, one and a half (`tile_sizes::L1_SHARE`; f32: 16 to a line): B's k x columns with the rows outside, A's rows x k with
-    // the columns outside (after an interchange).
+    // The register model's: the block the outer point loop's slivers sweep fits its share
+    // (`tile_sizes::L1_SHARE`) of the 32 KiB L1 (f32: 16 to a line): B's k x columns with the
+    // rows outside, A's rows x k with the columns outside (after an interchange).
     for seq in &sequences {
         let outside = seq.iter().any(|t| t.kind() == "interchange");
         for [r, c, k] in sizes(seq) {
             let swept = if outside { r as u64 * (k as u64).div_ceil(16) } else { k as u64 * (c as u64).div_ceil(16) };
-            assert!(swept * 64 <= 48 << 10, "{r}x{c}x{k} sweeps {swept} lines: {seq:?}");
+            assert!((swept * 64) as f64 <= (32 << 10) as f64 * affine_autosched::schedule::tile_sizes::L1_SHARE, "{r}x{c}x{k} sweeps {swept} lines: {seq:?}");
         }
     }
     for seq in &sequences {

@@ -236,8 +236,8 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
     // PolyBench gemm as the register tile's band: rows i (1000), columns j (1100), k (1200).
     // The cache tile's sizes fill half of the L2 (rows 258 on a 2 MiB L2, which ran 1.4x
     // slower than 54 as a packed 6x16 tile); the register tile's keep the block each sliver
-    // of the outer point loop sweeps in (its share of) L1: A's rows x k with the columns outside, B's k x
-    // columns with the rows outside.
+    // of the outer point loop sweeps in its share of the L1: A's rows x k with the columns
+    // outside, B's k x columns with the rows outside.
     use affine_autosched::schedule::kinds::register_tile_sizes;
     use affine_autosched::schedule::tile_sizes::PointOrder;
     let p = program("benchmarks/polybench/gemm.mlir");
@@ -256,13 +256,13 @@ fn register_tiles_keep_the_block_their_slivers_sweep_in_l1() {
             assert!(c.sizes.iter().all(|s| *s >= 32) && c.sizes.iter().zip(trips).all(|(s, t)| (*s as i64) < t), "{c:?}");
             // Whole register tiles along the rows and columns.
             assert!(rows % unit[0] as u64 == 0 && cols % unit[1] as u64 == 0, "{c:?}");
-            // The swept block of f32 within its share of the L1, one and a half
-            // (`tile_sizes::L1_SHARE`; its lines: 4-byte elements, 16 to a line).
+            // The swept block of f32 within its share of the L1 (`tile_sizes::L1_SHARE`; its
+            // lines: 4-byte elements, 16 to a line).
             let swept = match order {
                 PointOrder::ColumnsOutside => rows * k.div_ceil(16) * 64,
                 PointOrder::RowsOutside => k * cols.div_ceil(16) * 64,
             };
-            assert!(swept <= l1 * 3 / 2, "{order:?} at L1 {l1}: {c:?} sweeps {swept} bytes");
+            assert!(swept as f64 <= l1 as f64 * affine_autosched::schedule::tile_sizes::L1_SHARE, "{order:?} at L1 {l1}: {c:?} sweeps {swept} bytes");
             // Smaller along the swept block's rows than the cache tile where that fills L1.
             if order == PointOrder::ColumnsOutside {
                 assert!(c.sizes[0] < cache_tile.sizes[0], "{c:?} vs the cache tile {cache_tile:?}");

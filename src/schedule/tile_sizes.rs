@@ -213,7 +213,7 @@ pub enum PointOrder {
 /// 1.5 puts three of four within 5% on both hosts (the L2 streams the rest of a sliver's block
 /// ahead of use); twice the L1 lost dense's register grid on both (its W copy of 128 x 128 floats
 /// ran 2.4x slower than of 64 x 128).
-const L1_SHARE: f64 = 1.5;
+pub const L1_SHARE: f64 = 1.5;
 
 /// Cycles of entering a register tile's reduction loop, beside its accumulators' loads and
 /// stores (bounds, the exit branch, the pointer updates of the unrolled body), as far as the
