@@ -59,6 +59,41 @@ fn real_size_programs_are_valid_and_span_the_caches() {
     assert!(small < 256 << 10 && large > 64 << 20, "5th percentile {small} B, 95th {large} B");
 }
 
+/// Cache-resident programs: valid, modeled, every real class, working sets under their own
+/// limit and spread from the L1 to the last-level cache (most of them in the L2 or the L3),
+/// named apart from the real-size ones, a class's own stream too; their ids name their profile.
+#[test]
+fn resident_programs_are_valid_and_stay_in_the_caches() {
+    let mut classes = BTreeMap::new();
+    let mut sets = Vec::new();
+    for index in 0..300 {
+        let p = programs::generate_sized(4, index, programs::Sizes::Resident);
+        assert_eq!(p, programs::generate_sized(4, index, programs::Sizes::Resident), "deterministic");
+        assert!(p.id.starts_with("c4-"), "{}", p.id);
+        assert_eq!(programs::Sizes::of_id(&p.id), Some(programs::Sizes::Resident));
+        let m = LoadedModule::from_source(&p.mlir).unwrap_or_else(|e| panic!("{}: {e}\n{}", p.id, p.mlir));
+        let f = m.functions()[0];
+        let prog = ir::analyze_function(f).unwrap().program;
+        assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+        measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        assert!(bytes <= programs::MAX_RESIDENT_WORKING_SET, "{}: {bytes} bytes", p.id);
+        sets.push(bytes);
+        *classes.entry(p.class).or_insert(0) += 1;
+    }
+    assert_eq!(classes.len(), programs::REAL_CLASSES.len(), "{classes:?}");
+    sets.sort_unstable();
+    let (small, median) = (sets[sets.len() / 20], sets[sets.len() / 2]);
+    assert!(small < 64 << 10 && (256 << 10..8 << 20).contains(&median), "5th percentile {small} B, median {median} B");
+    let own = programs::generate_class(4, 3, programs::Sizes::Resident, Some(programs::ProgramClass::Normalization));
+    assert_eq!(own.id, "c4-normalization-p3");
+    assert_ne!(programs::stream_salt(&own), 0);
+    assert_ne!(own.mlir, programs::generate_class(4, 3, programs::Sizes::Real, Some(programs::ProgramClass::Normalization)).mlir);
+    assert_eq!(programs::Sizes::of_id("r2-contraction-p5"), Some(programs::Sizes::Real));
+    assert_eq!(programs::Sizes::of_id("s1-p0"), Some(programs::Sizes::Toy));
+    assert_eq!(programs::Sizes::of_id("remeasured"), None);
+}
+
 /// Every one of the 300 programs compiles and runs (once, as the identity of a batch).
 #[test]
 fn every_program_runs() {
@@ -391,7 +426,8 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
             let class: programs::ProgramClass = serde_json::from_value(v["class"].clone()).unwrap();
             let (seed, index) = (v["seed"].as_u64().unwrap(), v["index"].as_u64().unwrap());
             let own = id.contains(&format!("-{}-", class.name()));
-            let p = programs::generate_class(seed, index, programs::Sizes::Real, own.then_some(class));
+            let sizes = programs::Sizes::of_id(id).unwrap_or_else(|| panic!("{id}: no size profile"));
+            let p = programs::generate_class(seed, index, sizes, own.then_some(class));
             assert_eq!(&p.id, id);
             assert_eq!(p.mlir, v["mlir"].as_str().unwrap(), "{id}");
             let drawn_now = v["space"].as_u64() == Some(u64::from(affine_autosched::datagen::sampler::SPACE));

@@ -160,7 +160,8 @@ enum Command {
         #[arg(long)]
         resume_from: Vec<PathBuf>,
         /// Program sizes: `real` (identity runs of about 50 µs to seconds, working sets up to
-        /// several times the last-level cache) or `toy` (the first dataset's: microseconds
+        /// several times the last-level cache), `resident` (the real classes with working sets
+        /// that stay in the caches, up to 16 MiB) or `toy` (the first dataset's: microseconds
         /// to milliseconds).
         #[arg(long, value_enum, default_value = "real")]
         sizes: affine_autosched::datagen::programs::Sizes,
@@ -365,7 +366,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         index: u64,
-        /// Program sizes: `real` (what users run) or `toy` (the first dataset's).
+        /// Program sizes: `real` (what users run), `resident` (the real classes at sizes that
+        /// stay in the caches) or `toy` (the first dataset's).
         #[arg(long, value_enum, default_value = "real")]
         sizes: affine_autosched::datagen::programs::Sizes,
         /// The program of this class's own stream (as `datagen --class`).

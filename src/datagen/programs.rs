@@ -6,14 +6,17 @@
 //! and in-place, with an optional time loop), triangular nests, and chains of sibling nests
 //! linked by temporaries (fusion material).
 //!
-//! Two size profiles. `Sizes::Toy` (the first dataset): one run takes from tens of
+//! Three size profiles. `Sizes::Toy` (the first dataset): one run takes from tens of
 //! microseconds to a few milliseconds. `Sizes::Real`: what users run, with loop iterations
 //! drawn log-normally from 2^16 to 2^31 (identity runs from about 50 µs to seconds, median
 //! in the tens of milliseconds), working sets from a few KiB to a few hundred MiB (L1 to
 //! several times the last-level cache), and the DNN and PolyBench classes besides: DNN
 //! convolutions of every common kind (standard, depthwise, grouped, pointwise, strided,
 //! dilated), pooling, matmul chains with transposed operands, normalization, triangular
-//! solvers, covariance, and 3-D stencils.
+//! solvers, covariance, and 3-D stencils. `Sizes::Resident`: the real classes at the sizes
+//! whose buffers stay in the caches (2^14..2^24 iterations, working sets up to
+//! [`MAX_RESIDENT_WORKING_SET`]): a BERT layer's normalization (512 x 768) or a MobileNet
+//! layer, where the real profile's bell (around 2^23.5) draws few of them.
 
 use super::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -110,12 +113,35 @@ pub const REAL_CLASSES: [ProgramClass; 13] = [
 pub enum Sizes {
     Toy,
     Real,
+    Resident,
+}
+
+impl Sizes {
+    /// The first letter of the ids of this profile's programs (`r2-p7`, `c4-normalization-p0`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Sizes::Toy => "s",
+            Sizes::Real => "r",
+            Sizes::Resident => "c",
+        }
+    }
+
+    /// The profile of a program id's prefix (the inverse of [`Sizes::prefix`]).
+    pub fn of_id(id: &str) -> Option<Sizes> {
+        [Sizes::Toy, Sizes::Real, Sizes::Resident].into_iter().find(|s| {
+            id.strip_prefix(s.prefix()).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        })
+    }
 }
 
 /// The largest working set (bytes of all buffers) of a `Sizes::Real` program: several
 /// times the last-level caches of the machines used (32 MiB here), and small enough for a
 /// batch's driver (two copies of every buffer) to fit in memory beside its neighbours.
 pub const MAX_WORKING_SET: u64 = 384 << 20;
+
+/// The largest working set of a `Sizes::Resident` program: half the last-level cache of the
+/// data card's hosts (32 MiB), so that its buffers and their copies stay there.
+pub const MAX_RESIDENT_WORKING_SET: u64 = 16 << 20;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeneratedProgram {
@@ -176,14 +202,15 @@ impl Gen {
     }
 
     /// Iterations of a program: toy: 2^14..2^20, uniform in the exponent; real: 2^16..2^31,
-    /// the exponent the mean of three uniforms (a bell around 2^23.5: runs of tens of ms).
+    /// the exponent the mean of three uniforms (a bell around 2^23.5: runs of tens of ms);
+    /// resident: 2^14..2^24 the same way (a bell around 2^19: a normalization's two buffers
+    /// of 1 MiB each).
     fn budget(&self, rng: &mut Rng) -> f64 {
+        let bell = |rng: &mut Rng| (0..3).map(|_| rng.below(1_000_001) as f64 / 1e6).sum::<f64>() / 3.0;
         match self.sizes {
             Sizes::Toy => (1u64 << rng.range(14, 20)) as f64,
-            Sizes::Real => {
-                let u: f64 = (0..3).map(|_| rng.below(1_000_001) as f64 / 1e6).sum::<f64>() / 3.0;
-                2f64.powf(16.0 + 15.0 * u) * self.shrink
-            }
+            Sizes::Real => 2f64.powf(16.0 + 15.0 * bell(rng)) * self.shrink,
+            Sizes::Resident => 2f64.powf(14.0 + 10.0 * bell(rng)) * self.shrink,
         }
     }
 
@@ -1309,8 +1336,9 @@ pub fn generate(seed: u64, index: u64) -> GeneratedProgram {
 }
 
 /// The program of item `index` of the stream `seed` at the given sizes. Real-size programs
-/// are named `r<seed>-p<index>` (toy ones `s<seed>-p<index>`), so the two never collide in
-/// a dataset; one over [`MAX_WORKING_SET`] is drawn again with a quarter of the iterations.
+/// are named `r<seed>-p<index>` (toy ones `s<seed>-p<index>`, resident ones `c<seed>-p<index>`),
+/// so they never collide in a dataset; one over its profile's working-set limit is drawn
+/// again with a quarter of the iterations.
 pub fn generate_sized(seed: u64, index: u64, sizes: Sizes) -> GeneratedProgram {
     generate_class(seed, index, sizes, None)
 }
@@ -1319,7 +1347,9 @@ pub fn generate_sized(seed: u64, index: u64, sizes: Sizes) -> GeneratedProgram {
 /// stream (`r<seed>-<class>-p<index>`), else 0. The walks of its schedules mix it in too, so
 /// that a class's programs do not share their walks' draws with the mixed ones.
 pub fn stream_salt(p: &GeneratedProgram) -> u64 {
-    let own = ["r", "s"].iter().any(|prefix| p.id == format!("{prefix}{}-{}-p{}", p.seed, p.class.name(), p.index));
+    let own = [Sizes::Toy, Sizes::Real, Sizes::Resident]
+        .iter()
+        .any(|s| p.id == format!("{}{}-{}-p{}", s.prefix(), p.seed, p.class.name(), p.index));
     if own {
         p.class.stream_salt()
     } else {
@@ -1336,8 +1366,13 @@ pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<Program
     let mut shrink = 1.0;
     loop {
         let (drawn, g) = draw(seed, index, sizes, class, shrink);
-        if sizes == Sizes::Toy || g.working_set() <= MAX_WORKING_SET || shrink < 1e-6 {
-            let prefix = if sizes == Sizes::Toy { "s" } else { "r" };
+        let limit = match sizes {
+            Sizes::Toy => u64::MAX,
+            Sizes::Real => MAX_WORKING_SET,
+            Sizes::Resident => MAX_RESIDENT_WORKING_SET,
+        };
+        if g.working_set() <= limit || shrink < 1e-6 {
+            let prefix = sizes.prefix();
             let id = match class {
                 None => format!("{prefix}{seed}-p{index}"),
                 Some(c) => format!("{prefix}{seed}-{}-p{index}", c.name()),
@@ -1353,11 +1388,12 @@ fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink
     let mut rng = match sizes {
         Sizes::Toy => Rng::for_item(seed ^ salt, index),
         Sizes::Real => Rng::for_item(seed ^ 0x5ea1_5123 ^ salt, index),
+        Sizes::Resident => Rng::for_item(seed ^ 0xcac4_e5 ^ salt, index),
     };
     let class = match (class, sizes) {
         (Some(c), _) => c,
         (None, Sizes::Toy) => *rng.pick(&CLASSES),
-        (None, Sizes::Real) => *rng.pick(&REAL_CLASSES),
+        (None, Sizes::Real | Sizes::Resident) => *rng.pick(&REAL_CLASSES),
     };
     let ty = match rng.below(20) {
         0..=11 => Ty::F32,
