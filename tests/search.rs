@@ -1731,3 +1731,40 @@ fn wider_vectors_are_tried_only_where_nothing_asks_for_a_width() {
     transform::prefer_vector_width(f, 256);
     assert_eq!(hybrid.wider_vectors_for(f), None);
 }
+
+/// Hybrid's searches from the fusions the beam dropped: every state of a search from a prefix
+/// begins with it; each completion is legal, starts with a fusion of the original nests, is
+/// more than that fusion, and fuses nothing that the schedules already made fuse.
+#[test]
+fn fusions_the_beam_dropped_are_searched_again_from_their_fusion() {
+    use affine_autosched::search::{fusion_completions, hybrid_finalists, search_from, ModelEvaluator, Scored};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("benchmarks/dnn/depthwise-conv.mlir");
+    let m = LoadedModule::from_file(&path).unwrap();
+    let f = m.functions()[0];
+    let p = ir::analyze_function(f).unwrap().program;
+    let model = cost_model::load(None).unwrap();
+    let cfg = SearchConfig { beam_width: 8, max_depth: 12 };
+    let fusions = candidates(&p, &Schedule::default(), Stage::Fuse);
+    assert!(fusions.iter().any(|t| t.to_string() == "fuse(L0, L1, 3)"), "{fusions:?}");
+    let start: Schedule = "fuse(L0, L1, 3)".parse().unwrap();
+    let from = search_from(f, &p, &mut ModelEvaluator::new(&p, &model), cfg, &start).unwrap();
+    assert!(from.ranked.len() > 1);
+    assert!(from.ranked.iter().all(|s| s.schedule.steps.first() == start.steps.first()), "a state without the prefix");
+    let before = m.operation().to_text();
+    let result = beam_search(f, &p, &model, cfg).unwrap();
+    let finalists = hybrid_finalists(&p, &result, 4);
+    let found = fusion_completions(f, &p, &model, cfg, &result, &finalists);
+    let made_fuse = |s: &Schedule, t: &Transform| s.steps.contains(t);
+    for s in &found {
+        let first = &s.schedule.steps[0];
+        assert!(fusions.contains(first) && s.schedule.steps.len() > 1, "{}", s.schedule);
+        assert!(!finalists.iter().any(|m| made_fuse(&m.schedule, first)), "{} fuses as a finalist does", s.schedule);
+        transform::check(f, &s.schedule).unwrap_or_else(|e| panic!("{}: {e}", s.schedule));
+    }
+    assert!(found.windows(2).all(|w| w[0].score >= w[1].score), "best first");
+    // A fusion that a schedule already makes is not searched from again.
+    let all_fused: Vec<Scored> = fusions.iter().map(|t| Scored { schedule: Schedule { steps: vec![t.clone()] }, score: 1.0 }).collect();
+    let made: Vec<&Scored> = all_fused.iter().collect();
+    assert!(fusion_completions(f, &p, &model, cfg, &result, &made).is_empty());
+    assert_eq!(m.operation().to_text(), before, "the searches change no IR");
+}

@@ -186,12 +186,23 @@ pub fn search(
     evaluator: &mut dyn Evaluator,
     cfg: SearchConfig,
 ) -> Result<SearchResult, SearchError> {
+    search_from(func, program, evaluator, cfg, &Schedule::default())
+}
+
+/// [`search`] from `start` (a legal schedule) instead of the original: every state of the beam
+/// begins with its steps, and the stages before its last step's pass it as it is.
+pub fn search_from(
+    func: Op,
+    program: &Program,
+    evaluator: &mut dyn Evaluator,
+    cfg: SearchConfig,
+    start: &Schedule,
+) -> Result<SearchResult, SearchError> {
     let started = Instant::now();
-    let identity = Schedule::default();
-    let base = evaluator.evaluate(std::slice::from_ref(&identity))?[0].ok_or(SearchError::NoBaseline)?;
-    let mut beam = vec![Scored { schedule: identity.clone(), score: base }];
+    let base = evaluator.evaluate(std::slice::from_ref(start))?[0].ok_or(SearchError::NoBaseline)?;
+    let mut beam = vec![Scored { schedule: start.clone(), score: base }];
     let mut all = beam.clone();
-    let mut seen: HashSet<String> = HashSet::from([identity.to_string()]);
+    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
     let (mut proposed, mut scored) = (0, 1);
     // The beam's states transformed, by schedule text: a child's is its parent's with the
     // child's steps run once more (not the whole schedule replayed at every stage).
@@ -871,6 +882,54 @@ pub fn hybrid_finalists<'a>(program: &Program, result: &'a SearchResult, k: usiz
     f
 }
 
+/// Fusions of the original nests that hybrid searches again from, at most
+/// ([`fusion_completions`]): the ones the model predicts best alone.
+const FUSION_SEARCHES: usize = 3;
+
+/// Hybrid: for the fusions of the original nests (the Fuse stage's candidates there) that none
+/// of `made` (the finalists) makes, the best schedule of a search that starts from each
+/// ([`search_from`]; the [`FUSION_SEARCHES`] fusions the model predicts best alone, whose
+/// search found anything past the fusion), best first. The beam decides a fusion on the
+/// model's prediction of the fused nests alone, and one whose worth shows only with a later
+/// step leaves it at the next stages: depthwise-conv's fusion of its zeroing into the
+/// convolution, predicted 0.65x alone, runs 2.68x with the output's element accumulated in a
+/// register, where none of hybrid's finalists fused and the fastest ran 1.86x (2-core EPYC,
+/// benchmarks/discussion.md).
+pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig, result: &SearchResult, made: &[&Scored]) -> Vec<Scored> {
+    let fused_by = |s: &Schedule, f: &Transform| s.steps.iter().any(|t| t == f);
+    let mut fusions: Vec<(Transform, f32)> = candidates(program, &Schedule::default(), Stage::Fuse)
+        .into_iter()
+        .filter(|f| !made.iter().any(|m| fused_by(&m.schedule, f)))
+        .map(|f| {
+            // Its prediction alone where the search scored it (it did where the original was in
+            // the beam at the Fuse stage), else last.
+            let alone = Schedule { steps: vec![f.clone()] };
+            let score = result.ranked.iter().find(|r| r.schedule == alone).map_or(f32::NEG_INFINITY, |r| r.score);
+            (f, score)
+        })
+        .collect();
+    fusions.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut out: Vec<Scored> = Vec::new();
+    for (f, _) in fusions.into_iter().take(FUSION_SEARCHES) {
+        let start = Schedule { steps: vec![f] };
+        if let Err(e) = transform::check(func, &start) {
+            log::debug!("{start}: not searched from ({e})");
+            continue;
+        }
+        match search_from(func, program, &mut ModelEvaluator::new(program, model), cfg, &start) {
+            Ok(r) => {
+                if let Some(best) = r.ranked.into_iter().find(|s| s.schedule.steps.len() > start.steps.len()) {
+                    log::debug!("{start}: its best completion {} ({:.3}x)", best.schedule, best.score);
+                    out.push(best);
+                }
+            }
+            Err(e) => log::debug!("{start}: its search failed: {e}"),
+        }
+    }
+    out.sort_by(order);
+    out
+}
+
 /// Schedules measured beside hybrid's fastest finalist, at most, that differ from it in
 /// which loops run in parallel ([`parallel_neighbours`]).
 const PARALLEL_NEIGHBOURS: usize = 6;
@@ -1170,6 +1229,16 @@ fn optimize_for_target(
         }
         _ => hybrid_finalists(program, &result, cfg.measure_top_k),
     };
+    // Hybrid: the best completion of each fusion the beam dropped, measured beside them.
+    let fused: Vec<Scored> = match (cfg.evaluator, model) {
+        (EvaluatorKind::Hybrid, Some(model)) => {
+            let searching = Instant::now();
+            let found = fusion_completions(func, program, model, cfg.search, &result, &finalists);
+            decision.search_seconds += searching.elapsed().as_secs_f64();
+            found
+        }
+        _ => Vec::new(),
+    };
     // Seeds the search did not rank (or ranked below the finalists) are measured too; one it
     // never scored has no prediction (NaN).
     let mut unscored: Vec<Scored> = Vec::new();
@@ -1178,6 +1247,11 @@ fn optimize_for_target(
             continue;
         }
         unscored.push(result.ranked.iter().find(|r| &r.schedule == seed).cloned().unwrap_or(Scored { schedule: seed.clone(), score: f32::NAN }));
+    }
+    for f in fused {
+        if !finalists.iter().any(|s| s.schedule == f.schedule) && !unscored.iter().any(|u| u.schedule == f.schedule) {
+            unscored.push(f);
+        }
     }
     finalists.extend(unscored.iter());
     if finalists.is_empty() {
