@@ -30,6 +30,11 @@ fn programs_verify_are_modeled_and_cover_every_class() {
     assert_eq!(classes.len(), programs::CLASSES.len(), "{classes:?}");
 }
 
+/// Bytes of all of a program's buffers.
+fn working_set(prog: &ir::Program) -> u64 {
+    prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum()
+}
+
 /// Real-size programs: valid, modeled, every class, working sets under the limit and from
 /// cache-sized to far beyond the last-level cache, names apart from the toy ones.
 #[test]
@@ -47,7 +52,7 @@ fn real_size_programs_are_valid_and_span_the_caches() {
         assert!(prog.loops.iter().all(|l| l.depth < MAX_DEPTH), "{}", p.id);
         assert!(prog.computations.len() <= MAX_COMPUTATIONS, "{}", p.id);
         let sig = measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
-        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        let bytes = working_set(&prog);
         assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
         assert!(!sig.args.is_empty());
         sets.push(bytes);
@@ -76,7 +81,7 @@ fn resident_programs_are_valid_and_stay_in_the_caches() {
         let prog = ir::analyze_function(f).unwrap().program;
         assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
         measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
-        let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+        let bytes = working_set(&prog);
         assert!(bytes <= programs::MAX_RESIDENT_WORKING_SET, "{}: {bytes} bytes", p.id);
         sets.push(bytes);
         *classes.entry(p.class).or_insert(0) += 1;
@@ -255,7 +260,7 @@ fn valid_real_program(p: &programs::GeneratedProgram) -> ir::Program {
     let f = m.functions()[0];
     let prog = ir::analyze_function(f).unwrap().program;
     assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
-    let bytes: u64 = prog.buffers.iter().map(|b| b.shape.iter().product::<i64>().max(1) as u64 * if b.element_type == ir::ElemType::F64 { 8 } else { 4 }).sum();
+    let bytes = working_set(&prog);
     assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
     measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));
     prog

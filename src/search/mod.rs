@@ -896,10 +896,9 @@ const FUSION_SEARCHES: usize = 3;
 /// register, where none of hybrid's finalists fused and the fastest ran 1.86x (2-core EPYC,
 /// benchmarks/discussion.md).
 pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig, result: &SearchResult, made: &[&Scored]) -> Vec<Scored> {
-    let fused_by = |s: &Schedule, f: &Transform| s.steps.iter().any(|t| t == f);
     let mut fusions: Vec<(Transform, f32)> = candidates(program, &Schedule::default(), Stage::Fuse)
         .into_iter()
-        .filter(|f| !made.iter().any(|m| fused_by(&m.schedule, f)))
+        .filter(|f| !made.iter().any(|m| m.schedule.steps.contains(f)))
         .map(|f| {
             // Its prediction alone where the search scored it (it did where the original was in
             // the beam at the Fuse stage), else last.
