@@ -389,6 +389,39 @@ fn rank_update_programs_reduce_along_long_loops_under_a_triangle() {
     assert_ne!(mixed.class, programs::ProgramClass::RankUpdate);
 }
 
+/// DNN layers (drawn only on request): valid, modeled, under the working-set limit, and the
+/// forms a framework's lowering emits that the bare convolutions never have, each in a good
+/// share: the output initialized in a sibling nest first (zero or a bias), a batch loop around
+/// the convolution, a ReLU nest after it; the convolution's reduction in every one.
+#[test]
+fn dnn_layers_initialize_their_output_in_a_nest_of_its_own() {
+    let (mut init, mut bias, mut batched, mut relu) = (0, 0, 0, 0);
+    for index in 0..80 {
+        let p = programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
+        assert_eq!(p, programs::generate_class(5, index, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer)));
+        assert_eq!(p.id, format!("r5-dnn_layer-p{index}"));
+        let prog = valid_real_program(&p);
+        // The convolution: the computation that reads the most, a reduction over its
+        // channels or window.
+        let conv = prog.computations.iter().max_by_key(|c| c.loads.len()).unwrap();
+        assert!(conv.loads.len() >= 3 && !conv.reduction_loops.is_empty(), "{}: no convolution", p.id);
+        let first = &prog.computations[0];
+        if first.id != conv.id && first.loads.len() <= 1 && first.store.buffer == conv.store.buffer {
+            init += 1;
+            bias += (first.loads.len() == 1) as usize;
+        }
+        // The output of a batch is 4-D (image, channel, row, column).
+        batched += (conv.store.matrix.len() == 4) as usize;
+        relu += (p.mlir.contains("arith.maximum") || p.mlir.contains("arith.maxsi")) as usize;
+    }
+    assert!((50..=80).contains(&init), "{init} of 80 initialize their output first");
+    assert!((10..=40).contains(&bias), "{bias} of 80 from a bias");
+    assert!((10..=50).contains(&batched), "{batched} of 80 over a batch");
+    assert!((10..=40).contains(&relu), "{relu} of 80 with a ReLU");
+    let mixed = programs::generate_sized(5, 3, programs::Sizes::Real);
+    assert_ne!(mixed.class, programs::ProgramClass::DnnLayer);
+}
+
 /// The committed data's programs are what the generator makes of their seed and index (and
 /// class, for a class's own stream): a change to the generator must leave the streams the
 /// data came from as they were. The chunks' schedules drawn from the search's space as it is

@@ -46,6 +46,7 @@ pub enum ProgramClass {
     Linear,
     Temporary,
     RankUpdate,
+    DnnLayer,
 }
 
 impl ProgramClass {
@@ -75,6 +76,7 @@ impl ProgramClass {
             ProgramClass::Linear => "linear",
             ProgramClass::Temporary => "temporary",
             ProgramClass::RankUpdate => "rank_update",
+            ProgramClass::DnnLayer => "dnn_layer",
         }
     }
 }
@@ -703,6 +705,53 @@ enum ConvKind {
 /// A DNN convolution layer (NCHW, batch 1): standard, depthwise, grouped or pointwise, with a
 /// stride and a dilation: out[f][y][x] += in[c][y*s + r*d][x*s + q*d] * w[f][c][r][q].
 fn gen_dnn_convolution(rng: &mut Rng, g: &mut Gen) {
+    dnn_convolution(rng, g, LayerForm::BARE);
+}
+
+/// How a layer's output is set up around its convolution. `BARE` is the
+/// `dnn_convolution` class's (the output accumulated as it is); the `dnn_layer` class
+/// draws the forms a framework's lowering emits (`linalg.fill` + `linalg.conv_2d_*` +
+/// an activation, through `--convert-linalg-to-affine-loops`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct LayerForm {
+    /// Images per batch: an outermost loop over all three buffers when above 1.
+    batch: i64,
+    /// The output's initialization, in its own nest before the convolution's.
+    init: Option<LayerInit>,
+    /// A ReLU in its own nest after the convolution's.
+    relu: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum LayerInit {
+    Zero,
+    /// `out[f][y][x] = bias[f]`.
+    Bias,
+}
+
+impl LayerForm {
+    const BARE: LayerForm = LayerForm { batch: 1, init: None, relu: false };
+}
+
+/// A DNN layer as lowered from a framework's graph: a convolution of any kind (as
+/// [`gen_dnn_convolution`]) whose output is zeroed or set to a bias in a sibling nest first
+/// (most of the time), over a batch of images sometimes, followed by a ReLU nest sometimes:
+/// fusion material where the convolution alone has none (the init nest fused into the
+/// convolution's output loops, then the register tile around the reduction).
+fn gen_dnn_layer(rng: &mut Rng, g: &mut Gen) {
+    let batch = *rng.pick(&[1i64, 1, 1, 2, 4, 8]);
+    let init = match rng.below(10) {
+        0..=5 => Some(LayerInit::Zero),
+        6..=8 => Some(LayerInit::Bias),
+        _ => None,
+    };
+    let relu = rng.chance(0.3);
+    dnn_convolution(rng, g, LayerForm { batch, init, relu });
+}
+
+/// The convolution of [`gen_dnn_convolution`] in a [`LayerForm`]; with `LayerForm::BARE` it
+/// draws and emits exactly what that class always did (the committed data's programs).
+fn dnn_convolution(rng: &mut Rng, g: &mut Gen, form: LayerForm) {
     let kind = *rng.pick(&[ConvKind::Standard, ConvKind::Standard, ConvKind::Depthwise, ConvKind::Grouped, ConvKind::Pointwise]);
     let k = if kind == ConvKind::Pointwise { 1 } else { *rng.pick(&[3i64, 3, 3, 5, 7]) };
     let stride = *rng.pick(&[1i64, 1, 1, 2]);
@@ -726,15 +775,38 @@ fn gen_dnn_convolution(rng: &mut Rng, g: &mut Gen) {
         }
     };
     let per_output = (c / groups) * k * k;
-    let hw = (b / (f * per_output) as f64).sqrt();
+    let hw = (b / (form.batch * f * per_output) as f64).sqrt();
     let out = layer_size(rng, hw, 3, 224);
     let span = (k - 1) * dilation + 1;
     let inp = (out - 1) * stride + span;
-    let input = g.buffer(vec![c, inp, inp]);
+    let batched = |shape: Vec<i64>| if form.batch > 1 { [vec![form.batch], shape].concat() } else { shape };
+    let input = g.buffer(batched(vec![c, inp, inp]));
     let w = g.buffer(if kind == ConvKind::Depthwise { vec![c, k, k] } else { vec![f, c / groups, k, k] });
-    let o = g.buffer(vec![f, out, out]);
+    let o = g.buffer(batched(vec![f, out, out]));
+    let bias = (form.init == Some(LayerInit::Bias)).then(|| g.buffer(vec![f]));
+    // The output's loops (batch, filter, y, x) of the initialization and the ReLU nests.
+    let output_nest = |g: &mut Gen, body: &dyn Fn(&mut Gen, Vec<String>)| {
+        let n = (form.batch > 1).then(|| g.open_n(form.batch));
+        let subs: Vec<String> = n.into_iter().chain([f, out, out].map(|e| g.open_n(e))).collect();
+        let depth = subs.len();
+        body(g, subs);
+        for _ in 0..depth {
+            g.close();
+        }
+    };
+    let zero = (form.init.is_some() || form.relu).then(|| g.constant(0.0)).unwrap_or_default();
+    if let Some(init) = form.init {
+        output_nest(g, &|g, subs| {
+            let v = match (init, bias) {
+                (LayerInit::Bias, Some(bias)) => g.load(bias, &subs[subs.len() - 3..subs.len() - 2]),
+                _ => zero.clone(),
+            };
+            g.store(&v, o, &subs);
+        });
+    }
     let (cg, fg) = (c / groups, f / groups);
-    // Loops: (group), filter, y, x, channel (in the group), r, q.
+    // Loops: (batch), (group), filter, y, x, channel (in the group), r, q.
+    let n = (form.batch > 1).then(|| g.open_n(form.batch));
     let grp = (kind == ConvKind::Grouped).then(|| g.open_n(groups));
     let fo = g.open_n(if kind == ConvKind::Grouped { fg } else { f });
     let y = g.open_n(out);
@@ -755,7 +827,8 @@ fn gen_dnn_convolution(rng: &mut Rng, g: &mut Gen) {
         None if stride == 1 => base.to_string(),
         None => format!("{base} * {stride}"),
     };
-    let vi = g.load(input, &[csub.clone(), spatial(&y, &r), spatial(&x, &q)]);
+    let with_n = |subs: Vec<String>| n.iter().cloned().chain(subs).collect::<Vec<String>>();
+    let vi = g.load(input, &with_n(vec![csub.clone(), spatial(&y, &r), spatial(&x, &q)]));
     let mut wsub = match kind {
         ConvKind::Depthwise => vec![fo.clone()],
         _ => vec![fsub.clone(), ci.clone().unwrap_or_default()],
@@ -765,14 +838,21 @@ fn gen_dnn_convolution(rng: &mut Rng, g: &mut Gen) {
         wsub.extend(["0".to_string(), "0".to_string()]);
     }
     let vw = g.load(w, &wsub);
-    let osub = vec![fsub, y.clone(), x.clone()];
+    let osub = with_n(vec![fsub, y.clone(), x.clone()]);
     let vo = g.load(o, &osub);
     let p = g.bin(Bin::Mul, &vi, &vw);
     let s = g.bin(Bin::Add, &vo, &p);
     g.store(&s, o, &osub);
-    let depth = 3 + grp.is_some() as usize + ci.is_some() as usize + 2 * (k > 1) as usize;
+    let depth = 3 + n.is_some() as usize + grp.is_some() as usize + ci.is_some() as usize + 2 * (k > 1) as usize;
     for _ in 0..depth {
         g.close();
+    }
+    if form.relu {
+        output_nest(g, &|g, subs| {
+            let v = g.load(o, &subs);
+            let r = g.bin(Bin::Max, &v, &zero);
+            g.store(&r, o, &subs);
+        });
     }
 }
 
@@ -1360,8 +1440,7 @@ pub fn stream_salt(p: &GeneratedProgram) -> u64 {
 /// Like [`generate_sized`], or, with `class`, the program of item `index` of that class's
 /// own stream, named `r<seed>-<class>-p<index>`: every class can be drawn on request
 /// ([`ProgramClass::Wide`], [`ProgramClass::Linear`], [`ProgramClass::Temporary`] and
-/// [`ProgramClass::RankUpdate`] only
-/// so) without changing the other streams.
+/// [`ProgramClass::RankUpdate`] and [`ProgramClass::DnnLayer`] only so) without changing the other streams.
 pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>) -> GeneratedProgram {
     let mut shrink = 1.0;
     loop {
@@ -1419,6 +1498,7 @@ fn draw(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>, shrink
         ProgramClass::Linear => gen_linear(&mut rng, &mut g),
         ProgramClass::Temporary => gen_temporary(&mut rng, &mut g),
         ProgramClass::RankUpdate => gen_rank_update(&mut rng, &mut g),
+        ProgramClass::DnnLayer => gen_dnn_layer(&mut rng, &mut g),
     }
     (class, g)
 }
