@@ -260,6 +260,7 @@ fn valid_real_program(p: &programs::GeneratedProgram) -> ir::Program {
     let f = m.functions()[0];
     let prog = ir::analyze_function(f).unwrap().program;
     assert!(prog.not_modeled.is_empty(), "{}: {:?}", p.id, prog.not_modeled);
+    assert!(prog.computations.iter().all(|c| c.iterators.len() <= MAX_DEPTH), "{}: deeper than the model takes", p.id);
     let bytes = working_set(&prog);
     assert!(bytes <= programs::MAX_WORKING_SET, "{}: {bytes} bytes", p.id);
     measure::Signature::of(f).unwrap_or_else(|e| panic!("{}: {e}", p.id));

@@ -774,6 +774,9 @@ fn dnn_convolution(rng: &mut Rng, g: &mut Gen, form: LayerForm) {
             layer_size(rng, target, 8, 512)
         }
     };
+    // A batch loop would make a grouped layer with a window 8 loops deep, past what the model
+    // takes (`limits::MAX_DEPTH`): those stay one image.
+    let form = if kind == ConvKind::Grouped && k > 1 { LayerForm { batch: 1, ..form } } else { form };
     let per_output = (c / groups) * k * k;
     let hw = (b / (form.batch * f * per_output) as f64).sqrt();
     let out = layer_size(rng, hw, 3, 224);
