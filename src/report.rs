@@ -44,7 +44,8 @@ pub struct DecisionReport {
     pub original_seconds: Option<f64>,
     /// The tuning record the decision was taken from.
     pub record: Option<RecordSummary>,
-    /// Schedules the search proposed and scored.
+    /// Schedules the search proposed and scored (with hybrid's searches from the fusions its
+    /// beam dropped).
     pub proposed: usize,
     pub scored: usize,
     /// Compile-and-run measurements made.

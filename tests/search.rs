@@ -1753,7 +1753,10 @@ fn fusions_the_beam_dropped_are_searched_again_from_their_fusion() {
     let before = m.operation().to_text();
     let result = beam_search(f, &p, &model, cfg).unwrap();
     let finalists = hybrid_finalists(&p, &result, 4);
-    let found = fusion_completions(f, &p, &model, cfg, &result, &finalists);
+    let completions = fusion_completions(f, &p, &model, cfg, &result, &finalists);
+    // Their searches' candidates are counted (the remark adds them to the beam's).
+    assert!(!completions.best.is_empty() && completions.scored >= completions.best.len() && completions.proposed >= completions.scored, "{completions:?}");
+    let found = completions.best;
     let made_fuse = |s: &Schedule, t: &Transform| s.steps.contains(t);
     for s in &found {
         let first = &s.schedule.steps[0];
@@ -1765,6 +1768,7 @@ fn fusions_the_beam_dropped_are_searched_again_from_their_fusion() {
     // A fusion that a schedule already makes is not searched from again.
     let all_fused: Vec<Scored> = fusions.iter().map(|t| Scored { schedule: Schedule { steps: vec![t.clone()] }, score: 1.0 }).collect();
     let made: Vec<&Scored> = all_fused.iter().collect();
-    assert!(fusion_completions(f, &p, &model, cfg, &result, &made).is_empty());
+    let none = fusion_completions(f, &p, &model, cfg, &result, &made);
+    assert!(none.best.is_empty() && none.scored == 0, "{none:?}");
     assert_eq!(m.operation().to_text(), before, "the searches change no IR");
 }

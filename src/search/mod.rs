@@ -894,8 +894,9 @@ const FUSION_SEARCHES: usize = 3;
 /// step leaves it at the next stages: depthwise-conv's fusion of its zeroing into the
 /// convolution, predicted 0.65x alone, runs 2.68x with the output's element accumulated in a
 /// register, where none of hybrid's finalists fused and the fastest ran 1.86x (2-core EPYC,
-/// benchmarks/discussion.md).
-pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig, result: &SearchResult, made: &[&Scored]) -> Vec<Scored> {
+/// benchmarks/discussion.md). Also what those searches proposed and scored (the remark's
+/// counts include them).
+pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: SearchConfig, result: &SearchResult, made: &[&Scored]) -> FusionCompletions {
     let mut fusions: Vec<(Transform, f32)> = candidates(program, &Schedule::default(), Stage::Fuse)
         .into_iter()
         .filter(|f| !made.iter().any(|m| m.schedule.steps.contains(f)))
@@ -908,7 +909,7 @@ pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: S
         })
         .collect();
     fusions.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut out: Vec<Scored> = Vec::new();
+    let mut out = FusionCompletions::default();
     for (f, _) in fusions.into_iter().take(FUSION_SEARCHES) {
         let start = Schedule { steps: vec![f] };
         if let Err(e) = transform::check(func, &start) {
@@ -917,16 +918,27 @@ pub fn fusion_completions(func: Op, program: &Program, model: &CostModel, cfg: S
         }
         match search_from(func, program, &mut ModelEvaluator::new(program, model), cfg, &start) {
             Ok(r) => {
+                out.proposed += r.proposed;
+                out.scored += r.scored;
                 if let Some(best) = r.ranked.into_iter().find(|s| s.schedule.steps.len() > start.steps.len()) {
                     log::debug!("{start}: its best completion {} ({:.3}x)", best.schedule, best.score);
-                    out.push(best);
+                    out.best.push(best);
                 }
             }
             Err(e) => log::debug!("{start}: its search failed: {e}"),
         }
     }
-    out.sort_by(order);
+    out.best.sort_by(order);
     out
+}
+
+/// What [`fusion_completions`] found: each searched fusion's best completion, best first, and
+/// the candidates its searches proposed and scored.
+#[derive(Clone, Debug, Default)]
+pub struct FusionCompletions {
+    pub best: Vec<Scored>,
+    pub proposed: usize,
+    pub scored: usize,
 }
 
 /// Schedules measured beside hybrid's fastest finalist, at most, that differ from it in
@@ -1234,7 +1246,9 @@ fn optimize_for_target(
             let searching = Instant::now();
             let found = fusion_completions(func, program, model, cfg.search, &result, &finalists);
             decision.search_seconds += searching.elapsed().as_secs_f64();
-            found
+            decision.proposed += found.proposed;
+            decision.scored += found.scored;
+            found.best
         }
         _ => Vec::new(),
     };
