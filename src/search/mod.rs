@@ -1272,7 +1272,12 @@ fn optimize_for_target(
         return Ok(decision);
     }
     let started = Instant::now();
-    let mut ev = match ExecutionEvaluator::new(func, cfg.final_measure.clone()) {
+    // A variant several times slower than the original cannot win: cut off after its check
+    // run (which still compares its outputs), as in the execution search. Without it a short
+    // kernel's parallel neighbours at 0.01x took most of the pass's time at the repetitions
+    // its measuring again asks for (depthwise-conv: 14-19 s of 500 runs each).
+    let final_measure = crate::measure::MeasureConfig { cutoff: cfg.final_measure.cutoff.or(Some(SEARCH_CUTOFF)), ..cfg.final_measure.clone() };
+    let mut ev = match ExecutionEvaluator::new(func, final_measure) {
         Ok(ev) => ev,
         Err(e) => {
             // Hybrid without a way to run the function: the model's choice, said so.
