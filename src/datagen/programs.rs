@@ -1442,8 +1442,9 @@ pub fn stream_salt(p: &GeneratedProgram) -> u64 {
 
 /// Like [`generate_sized`], or, with `class`, the program of item `index` of that class's
 /// own stream, named `r<seed>-<class>-p<index>`: every class can be drawn on request
-/// ([`ProgramClass::Wide`], [`ProgramClass::Linear`], [`ProgramClass::Temporary`] and
-/// [`ProgramClass::RankUpdate`] and [`ProgramClass::DnnLayer`] only so) without changing the other streams.
+/// ([`ProgramClass::Wide`], [`ProgramClass::Linear`], [`ProgramClass::Temporary`],
+/// [`ProgramClass::RankUpdate`] and [`ProgramClass::DnnLayer`] only so) without changing the
+/// other streams.
 pub fn generate_class(seed: u64, index: u64, sizes: Sizes, class: Option<ProgramClass>) -> GeneratedProgram {
     let mut shrink = 1.0;
     loop {
