@@ -603,6 +603,40 @@ fn lookahead_walks_make_the_register_tiles_the_search_proposes() {
     assert!(ahead >= 3 * long.max(1) && packed > 0, "register tiles in 72 walks: {ahead} lookahead ({packed} packed), {long} long");
 }
 
+#[test]
+fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops() {
+    // The batch with neighbours is the batch without them, then schedules each of which is a
+    // drawn one with other Parallelize steps (and the same steps otherwise, in order), none
+    // twice, at most the number asked for; each builds. On DNN layers (register tiles, batch
+    // loops) there are some.
+    let without_parallel = |s: &Schedule| -> Vec<String> {
+        s.steps.iter().filter(|t| !t.to_string().starts_with("parallelize(")).map(|t| t.to_string()).collect()
+    };
+    let mut total = 0;
+    for i in 0..6 {
+        let p = programs::generate_class(7, i, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
+        let plain = datagen::build_batch_with_lookahead(&p, 6, 1, 3).unwrap();
+        let more = datagen::build_batch_with_neighbours(&p, 6, 1, 3, 5).unwrap();
+        let n = plain.schedules.len();
+        assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
+        let extra = &more.schedules[n..];
+        assert!(extra.len() <= 5, "{}: {} neighbours", p.id, extra.len());
+        let texts: std::collections::HashSet<String> = more.schedules.iter().map(|s| s.to_string()).collect();
+        assert_eq!(texts.len(), more.schedules.len(), "{}: a schedule twice", p.id);
+        for s in extra {
+            assert!(
+                plain.schedules.iter().any(|b| without_parallel(b) == without_parallel(s) && b != s),
+                "{}: {s} is no drawn schedule's parallel neighbour",
+                p.id
+            );
+            datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
+        }
+        total += extra.len();
+    }
+    eprintln!("{total} neighbours in 6 DNN layers");
+    assert!(total >= 6, "{total} neighbours in 6 DNN layers");
+}
+
 fn points(dir: &std::path::Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let path = dir.join("shard-0-of-1.jsonl");

@@ -167,6 +167,9 @@ pub struct DatagenConfig {
     pub long_walks: usize,
     /// How many are lookahead walks (see [`build_batch_with_lookahead`]).
     pub lookahead_walks: usize,
+    /// Parallel neighbours of the drawn schedules measured beside them, at most, per
+    /// program (see [`build_batch_with_neighbours`]).
+    pub parallel_neighbours: usize,
     pub out: PathBuf,
     pub shard: (u64, u64),
     pub measure: MeasureConfig,
@@ -300,6 +303,28 @@ pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch,
 /// a stream of their own after the short and long ones: with `lookahead = 0` the batch is
 /// [`build_batch`]'s, and the short and long schedules do not depend on it.
 pub fn build_batch_with_lookahead(p: &GeneratedProgram, k: usize, long: usize, lookahead: usize) -> Result<Batch, DatagenError> {
+    build_batch_with_neighbours(p, k, long, lookahead, 0)
+}
+
+/// At most this many parallel neighbours of one drawn schedule join a batch, so that the
+/// neighbours of a batch are those of several schedules.
+const NEIGHBOURS_PER_SCHEDULE: usize = 4;
+
+/// [`build_batch_with_lookahead`] with up to `neighbours` more schedules: drawn schedules with
+/// their parallel loops chosen otherwise (`search::parallel_neighbours`, as hybrid measures
+/// beside its fastest finalist), those of register tiles (an `accumulate` step) first, at most
+/// [`NEIGHBOURS_PER_SCHEDULE`] each. They are measured in the same interleaved run as the
+/// schedules they differ from, so the data holds which loop gets the threads with everything
+/// else equal — the model's most frequent error on the DNN layers (conv2d's register tile
+/// parallel over a batch of 4 inside the channel loop). Deterministic: no stream is drawn,
+/// so the walks are those of `neighbours = 0`.
+pub fn build_batch_with_neighbours(
+    p: &GeneratedProgram,
+    k: usize,
+    long: usize,
+    lookahead: usize,
+    neighbours: usize,
+) -> Result<Batch, DatagenError> {
     let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
     let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
     let func = *module.functions().first().ok_or_else(|| fail("no function".into()))?;
@@ -336,6 +361,37 @@ pub fn build_batch_with_lookahead(p: &GeneratedProgram, k: usize, long: usize, l
                 Err(e) => {
                     log::debug!("{}: {s} refused: {e}", p.id);
                     refused += 1;
+                }
+            }
+        }
+    }
+    if neighbours > 0 {
+        let is_tile = |s: &Schedule| s.steps.iter().any(|t| matches!(t, crate::schedule::Transform::Accumulate(_)));
+        let mut bases: Vec<Schedule> = schedules.iter().filter(|s| is_tile(s)).cloned().collect();
+        bases.extend(schedules.iter().filter(|s| !is_tile(s)).cloned());
+        let mut added = 0;
+        'bases: for base in &bases {
+            let mut here = 0;
+            for n in crate::search::parallel_neighbours(func, &program, base) {
+                if added == neighbours {
+                    break 'bases;
+                }
+                if here == NEIGHBOURS_PER_SCHEDULE {
+                    break;
+                }
+                if !seen.insert(n.to_string()) {
+                    continue;
+                }
+                match add_variant(&module, func, schedules.len() + 1, &n) {
+                    Ok(()) => {
+                        schedules.push(n);
+                        added += 1;
+                        here += 1;
+                    }
+                    Err(e) => {
+                        log::debug!("{}: neighbour {n} refused: {e}", p.id);
+                        refused += 1;
+                    }
                 }
             }
         }
@@ -627,7 +683,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         }
         let program_start = std::time::Instant::now();
         let batch = match batch {
-            None => build_batch_with_lookahead(&p, cfg.schedules_per_program, cfg.long_walks, cfg.lookahead_walks),
+            None => build_batch_with_neighbours(&p, cfg.schedules_per_program, cfg.long_walks, cfg.lookahead_walks, cfg.parallel_neighbours),
             Some(schedules) => given_batch(&p, &schedules),
         };
         let outcome = batch.and_then(|mut b| {
