@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates (or grows, by resuming) a committed dataset and its data card:
-#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution|normalization|resident|resident_normalization|dnn_layer|dnn_layer_parallel|contraction_parallel|matmul_chain_parallel]
+#   bash scripts/datagen.sh [PROGRAMS] [toy|real|long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution|normalization|resident|resident_normalization|dnn_layer|dnn_layer_parallel|contraction_parallel|matmul_chain_parallel|dnn_layer_register|contraction_register|matmul_chain_register]
 #     toy  (default): 3000 programs x 16 schedules, seed 1 -> onnx/data/dataset.jsonl.gz,
 #                     card onnx/data/README.md (+ speedups.png, sizes.png); raw shards in
 #                     onnx/data/raw-s1/ (not committed)
@@ -54,7 +54,11 @@
 #     contraction_parallel, matmul_chain_parallel: as dnn_layer_parallel, programs of the
 #                     contraction and matmul_chain classes of seed 3: the parallel loops of
 #                     the register tile and of the output's initialization nest
-#   long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles, dnn_convolution, normalization, resident, resident_normalization, dnn_layer and the *_parallel modes store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
+#     dnn_layer_register, contraction_register, matmul_chain_register: programs of those
+#                     classes of seed 4, schedules as tiles, and beside them up to 8 register
+#                     tile neighbours (--register-neighbours 8: a drawn schedule's unrolls
+#                     replaced by each register tile the Unroll stage offers): the tile's shape
+#   long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles, dnn_convolution, normalization, resident, resident_normalization, dnn_layer and the *_parallel and *_register modes store what they measured as new chunks, onnx/data/real/incoming/<mode>-NNN.jsonl.gz
 #   (never rewritten; raw shards in onnx/data/raw-<mode>-s2/), to be merged into the real
 #   dataset when the model is next retrained (see onnx/data/real/incoming/README.md):
 #     merge:          onnx/data/real/remeasure-*/part-*.jsonl.gz (points measured again: they
@@ -82,6 +86,7 @@ normalization_cmd="autosched datagen --sizes real --seed 2 --class normalization
 resident_cmd="autosched datagen --sizes resident --seed 4 --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-resident-s4"
 dnn_layer_cmd="autosched datagen --sizes real --seed 2 --class dnn_layer --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-dnn_layer-s2"
 resident_normalization_cmd="autosched datagen --sizes resident --seed 4 --class normalization --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --out onnx/data/raw-resident_normalization-s4"
+register_cmd() { echo "autosched datagen --sizes real --seed 4 --class $1 --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --register-neighbours 8 --out onnx/data/raw-$1_register-s4"; }
 parallel_cmd() { echo "autosched datagen --sizes real --seed 3 --class $1 --programs N --schedules-per-program 16 --long-walks 4 --lookahead-walks 8 --parallel-neighbours 8 --out onnx/data/raw-$1_parallel-s3"; }
 case "$sizes" in
   merge)
@@ -106,6 +111,7 @@ case "$sizes" in
     compgen -G "$dir/incoming/dnn_layer-*.jsonl.gz" >/dev/null && cmds+=(--command "$dnn_layer_cmd")
     for c in dnn_layer contraction matmul_chain; do
       compgen -G "$dir/incoming/${c}_parallel-*.jsonl.gz" >/dev/null && cmds+=(--command "$(parallel_cmd $c)")
+      compgen -G "$dir/incoming/${c}_register-*.jsonl.gz" >/dev/null && cmds+=(--command "$(register_cmd $c)")
     done
     notes=()
     for r in "$dir"/remeasure-*/README.md; do
@@ -115,24 +121,27 @@ case "$sizes" in
     # 2026-11-25 counted 3 failed programs, which the count from the logs present leaves out.
     [[ -d onnx/data/raw-r1 ]] || notes+=(--note "The first run (\`r1-p*\`) logged 3 failed programs (its card of 2026-11-25) and the chunks measured on 2026-11-26 logged 1 (the card of that day); raw logs are not committed, so the failed count below is of the logs present in this checkout only.")
     failed=()
-    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl onnx/data/raw-linear_tiles-s3/*.failed.jsonl onnx/data/raw-dnn_convolution-s2/*.failed.jsonl onnx/data/raw-normalization-s2/*.failed.jsonl onnx/data/raw-resident-s4/*.failed.jsonl onnx/data/raw-resident_normalization-s4/*.failed.jsonl onnx/data/raw-dnn_layer-s2/*.failed.jsonl onnx/data/raw-*_parallel-s3/*.failed.jsonl; do
+    for f in onnx/data/raw-r1/*.failed.jsonl onnx/data/raw-long-s2/*.failed.jsonl onnx/data/raw-wide-s2/*.failed.jsonl onnx/data/raw-linear-s2/*.failed.jsonl onnx/data/raw-temporary-s2/*.failed.jsonl onnx/data/raw-tiles-s3/*.failed.jsonl onnx/data/raw-rank_update-s2/*.failed.jsonl onnx/data/raw-contraction-s2/*.failed.jsonl onnx/data/raw-matmul_chain-s2/*.failed.jsonl onnx/data/raw-linear_tiles-s3/*.failed.jsonl onnx/data/raw-dnn_convolution-s2/*.failed.jsonl onnx/data/raw-normalization-s2/*.failed.jsonl onnx/data/raw-resident-s4/*.failed.jsonl onnx/data/raw-resident_normalization-s4/*.failed.jsonl onnx/data/raw-dnn_layer-s2/*.failed.jsonl onnx/data/raw-*_parallel-s3/*.failed.jsonl onnx/data/raw-*_register-s4/*.failed.jsonl; do
       [[ -f $f ]] && failed+=("$f")
     done
     .venv/bin/python onnx/data_card.py "$dir/dataset.jsonl.gz" --out-dir "$dir" "${cmds[@]}" "${notes[@]}" \
       --failed "${failed[@]}"
     exit 0 ;;
-  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution|normalization|resident|resident_normalization|dnn_layer|dnn_layer_parallel|contraction_parallel|matmul_chain_parallel)
+  long|wide|linear|temporary|tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution|normalization|resident|resident_normalization|dnn_layer|dnn_layer_parallel|contraction_parallel|matmul_chain_parallel|dnn_layer_register|contraction_register|matmul_chain_register)
     seed=2
     profile=real
     [[ $sizes == tiles || $sizes == linear_tiles || $sizes == *_parallel ]] && seed=3
     [[ $sizes == resident* ]] && { seed=4; profile=resident; }
+    [[ $sizes == *_register ]] && seed=4
     raw=onnx/data/raw-$sizes-s$seed
     incoming=onnx/data/real/incoming
     extra=(--long-walks 8)
     case $sizes in tiles|rank_update|contraction|matmul_chain|linear_tiles|dnn_convolution|normalization|dnn_layer|resident*) extra=(--long-walks 4 --lookahead-walks 8) ;; esac
     [[ $sizes == *_parallel ]] && extra=(--long-walks 4 --lookahead-walks 8 --parallel-neighbours 8)
+    [[ $sizes == *_register ]] && extra=(--long-walks 4 --lookahead-walks 8 --register-neighbours 8)
     class=${sizes%_tiles}
     class=${class%_parallel}
+    class=${class%_register}
     class=${class#resident_}
     [[ $sizes == long || $sizes == tiles || $sizes == resident ]] || extra+=(--class "$class")
     resume=()
@@ -143,7 +152,7 @@ case "$sizes" in
     exit 0 ;;
   toy) raw=onnx/data/raw-s1; dir=onnx/data ;;
   real) raw=onnx/data/raw-r1; dir=onnx/data/real ;;
-  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles, dnn_convolution, normalization, resident, resident_normalization, dnn_layer, dnn_layer_parallel, contraction_parallel, matmul_chain_parallel or merge, got '$sizes'" >&2; exit 2 ;;
+  *) echo "the mode must be toy, real, long, wide, linear, temporary, tiles, rank_update, contraction, matmul_chain, linear_tiles, dnn_convolution, normalization, resident, resident_normalization, dnn_layer, dnn_layer_parallel, contraction_parallel, matmul_chain_parallel, dnn_layer_register, contraction_register, matmul_chain_register or merge, got '$sizes'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir"
 dataset="$dir/dataset.jsonl.gz"

@@ -99,7 +99,7 @@ pub fn run(cfg: &AdaptConfig) -> Result<String, AdaptError> {
         schedules_per_program: SCHEDULES_PER_PROGRAM,
         long_walks: LONG_WALKS,
         lookahead_walks: 0,
-        parallel_neighbours: 0,
+        neighbours: Default::default(),
         out: raw.clone(),
         shard: (0, 1),
         measure: datagen::default_measure_config(),

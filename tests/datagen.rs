@@ -6,7 +6,7 @@ use affine_autosched::ir;
 use affine_autosched::limits::{MAX_COMPUTATIONS, MAX_DEPTH};
 use affine_autosched::measure;
 use affine_autosched::mlir::LoadedModule;
-use affine_autosched::schedule::{tile_sizes, Schedule};
+use affine_autosched::schedule::{tile_sizes, Schedule, Transform};
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -616,7 +616,7 @@ fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops()
     for i in 0..6 {
         let p = programs::generate_class(7, i, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
         let plain = datagen::build_batch_with_lookahead(&p, 6, 1, 3).unwrap();
-        let more = datagen::build_batch_with_neighbours(&p, 6, 1, 3, 5).unwrap();
+        let more = datagen::build_batch_with_neighbours(&p, 6, 1, 3, datagen::Neighbours { parallel: 5, register: 0 }).unwrap();
         let n = plain.schedules.len();
         assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
         let extra = &more.schedules[n..];
@@ -635,6 +635,46 @@ fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops()
     }
     eprintln!("{total} neighbours in 6 DNN layers");
     assert!(total >= 6, "{total} neighbours in 6 DNN layers");
+}
+
+#[test]
+fn register_tile_neighbours_replace_a_drawn_schedules_unrolls_by_a_register_tile() {
+    // Each is a drawn schedule whose unroll steps in the tile's nest are replaced by one
+    // register tile (two unroll-and-jams), every other step kept in order, after the parallel neighbours asked
+    // for, none twice; each builds. DNN layers drawn as the data is (16 schedules, 8 lookahead
+    // walks) have accumulating loops around which the Unroll stage offers register tiles.
+    let others = |s: &Schedule| -> Vec<String> {
+        s.steps.iter().filter(|t| !matches!(t, Transform::Unroll(_))).map(|t| t.to_string()).collect()
+    };
+    let mut total = 0;
+    for i in 0..4 {
+        let p = programs::generate_class(7, i, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
+        let plain = datagen::build_batch_with_neighbours(&p, 16, 4, 8, datagen::Neighbours { parallel: 2, register: 0 }).unwrap();
+        let more = datagen::build_batch_with_neighbours(&p, 16, 4, 8, datagen::Neighbours { parallel: 2, register: 4 }).unwrap();
+        let n = plain.schedules.len();
+        assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
+        let extra = &more.schedules[n..];
+        assert!(extra.len() <= 4, "{}: {} neighbours", p.id, extra.len());
+        let texts: std::collections::HashSet<String> = more.schedules.iter().map(|s| s.to_string()).collect();
+        assert_eq!(texts.len(), more.schedules.len(), "{}: a schedule twice", p.id);
+        for s in extra {
+            assert!(s.steps.iter().filter(|t| matches!(t, Transform::Unroll(_))).count() >= 2, "{}: {s}", p.id);
+            let unrolls = |b: &Schedule| {
+                let mut v: Vec<String> = b.steps.iter().filter(|t| matches!(t, Transform::Unroll(_))).map(|t| t.to_string()).collect();
+                v.sort();
+                v
+            };
+            assert!(
+                plain.schedules.iter().any(|b| others(b) == others(s) && unrolls(b) != unrolls(s)),
+                "{}: {s} is no drawn schedule's neighbour",
+                p.id
+            );
+            datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
+        }
+        total += extra.len();
+    }
+    eprintln!("{total} register tile neighbours in 4 DNN layers");
+    assert!(total >= 6, "{total} register tile neighbours in 4 DNN layers");
 }
 
 fn points(dir: &std::path::Path) -> Vec<(String, String)> {

@@ -29,7 +29,7 @@ fn a_batch_disturbed_while_it_runs_is_measured_again_then_kept_noisy() {
         schedules_per_program: 2,
         long_walks: 1,
         lookahead_walks: 0,
-        parallel_neighbours: 0,
+        neighbours: Default::default(),
         out: dir.clone(),
         shard: (0, 1),
         measure: m,

@@ -148,6 +148,12 @@ enum Command {
         /// reproduces data generated before this option existed; the walks do not depend on it.
         #[arg(long, default_value_t = 0)]
         parallel_neighbours: usize,
+        /// Schedules measured beside the drawn ones, at most, per program, that differ from
+        /// one of them only in the shape of its register tile (the Unroll stage's other
+        /// register tiles around the same accumulating loop). 0 reproduces data generated
+        /// before this option existed; the walks do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        register_neighbours: usize,
         #[arg(long)]
         out: PathBuf,
         /// This shard, as i/n.
@@ -1590,7 +1596,7 @@ fn main() -> ExitCode {
         Command::Apply { file, schedule, output, fp_contract, prefer_vector_width } => {
             apply(file, schedule, output, fp_contract, prefer_vector_width.map(|w| w.parse().expect("checked by clap")))
         }
-        Command::Datagen { seed, programs, schedules_per_program, long_walks, lookahead_walks, parallel_neighbours, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
+        Command::Datagen { seed, programs, schedules_per_program, long_walks, lookahead_walks, parallel_neighbours, register_neighbours, out, shard, reps, warmup, threads, quiet, resume_from, sizes, class, no_quiet_wait, remeasure, kind } => {
             let Some(shard) = parse_shard(&shard) else {
                 eprintln!("autosched: error: --shard must be i/n with 0 <= i < n, got '{shard}'");
                 return ExitCode::from(2);
@@ -1603,7 +1609,9 @@ fn main() -> ExitCode {
             }
             let remeasure = remeasure.zip(kind).map(|(dataset, kind)| affine_autosched::datagen::Remeasure { dataset, kind });
             datagen(affine_autosched::datagen::DatagenConfig {
-                seed, programs: programs.unwrap_or(0), schedules_per_program, long_walks, lookahead_walks, parallel_neighbours, out, shard, measure, progress: !quiet, resume_from,
+                seed, programs: programs.unwrap_or(0), schedules_per_program, long_walks, lookahead_walks,
+                neighbours: affine_autosched::datagen::Neighbours { parallel: parallel_neighbours, register: register_neighbours },
+                out, shard, measure, progress: !quiet, resume_from,
                 quiet: (!no_quiet_wait).then(affine_autosched::measure::quiet::QuietPolicy::default),
                 sizes, class, remeasure,
             })

@@ -167,9 +167,9 @@ pub struct DatagenConfig {
     pub long_walks: usize,
     /// How many are lookahead walks (see [`build_batch_with_lookahead`]).
     pub lookahead_walks: usize,
-    /// Parallel neighbours of the drawn schedules measured beside them, at most, per
-    /// program (see [`build_batch_with_neighbours`]).
-    pub parallel_neighbours: usize,
+    /// Neighbours of the drawn schedules measured beside them, at most, per program (see
+    /// [`build_batch_with_neighbours`]).
+    pub neighbours: Neighbours,
     pub out: PathBuf,
     pub shard: (u64, u64),
     pub measure: MeasureConfig,
@@ -303,27 +303,39 @@ pub fn build_batch(p: &GeneratedProgram, k: usize, long: usize) -> Result<Batch,
 /// a stream of their own after the short and long ones: with `lookahead = 0` the batch is
 /// [`build_batch`]'s, and the short and long schedules do not depend on it.
 pub fn build_batch_with_lookahead(p: &GeneratedProgram, k: usize, long: usize, lookahead: usize) -> Result<Batch, DatagenError> {
-    build_batch_with_neighbours(p, k, long, lookahead, 0)
+    build_batch_with_neighbours(p, k, long, lookahead, Neighbours::default())
 }
 
-/// At most this many parallel neighbours of one drawn schedule join a batch, so that the
+/// At most this many neighbours of one kind of one drawn schedule join a batch, so that the
 /// neighbours of a batch are those of several schedules.
 const NEIGHBOURS_PER_SCHEDULE: usize = 4;
 
-/// [`build_batch_with_lookahead`] with up to `neighbours` more schedules: drawn schedules with
-/// their parallel loops chosen otherwise (`search::parallel_neighbours`, as hybrid measures
-/// beside its fastest finalist), those of register tiles (an `accumulate` step) first, at most
-/// [`NEIGHBOURS_PER_SCHEDULE`] each. They are measured in the same interleaved run as the
-/// schedules they differ from, so the data holds which loop gets the threads with everything
-/// else equal — the model's most frequent error on the DNN layers (conv2d's register tile
-/// parallel over a batch of 4 inside the channel loop). Deterministic: no stream is drawn,
-/// so the walks are those of `neighbours = 0`.
+/// Schedules measured beside a batch's drawn ones, at most, that differ from one of them in
+/// one respect only (see [`build_batch_with_neighbours`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Neighbours {
+    /// Its parallel loops chosen otherwise (`search::parallel_neighbours`).
+    pub parallel: usize,
+    /// Its register tile in another shape (`search::register_tile_neighbours`).
+    pub register: usize,
+}
+
+/// [`build_batch_with_lookahead`] with more schedules: drawn schedules with their parallel
+/// loops chosen otherwise (`search::parallel_neighbours`, as hybrid measures beside its
+/// fastest finalist), then with their register tile in another shape
+/// (`search::register_tile_neighbours`), those of register tiles (an `accumulate` step)
+/// first, at most [`NEIGHBOURS_PER_SCHEDULE`] of each kind per schedule. They are measured in
+/// the same interleaved run as the schedules they differ from, so the data holds which loop
+/// gets the threads, and which shape the tile takes, with everything else equal: the model's
+/// most frequent errors on the DNN layers (conv2d's register tile parallel over a batch of 4
+/// inside the channel loop; its 4x16 tile where the 8x8 one runs 2x faster). Deterministic: no
+/// stream is drawn, so the walks are those without neighbours.
 pub fn build_batch_with_neighbours(
     p: &GeneratedProgram,
     k: usize,
     long: usize,
     lookahead: usize,
-    neighbours: usize,
+    neighbours: Neighbours,
 ) -> Result<Batch, DatagenError> {
     let fail = |message: String| DatagenError::Program { id: p.id.clone(), message };
     let module = LoadedModule::from_source(&p.mlir).map_err(|e| fail(format!("does not parse/verify: {e}")))?;
@@ -365,15 +377,20 @@ pub fn build_batch_with_neighbours(
             }
         }
     }
-    if neighbours > 0 {
-        let is_tile = |s: &Schedule| s.steps.iter().any(|t| matches!(t, crate::schedule::Transform::Accumulate(_)));
-        let mut bases: Vec<Schedule> = schedules.iter().filter(|s| is_tile(s)).cloned().collect();
-        bases.extend(schedules.iter().filter(|s| !is_tile(s)).cloned());
+    let is_tile = |s: &Schedule| s.steps.iter().any(|t| matches!(t, crate::schedule::Transform::Accumulate(_)));
+    let mut bases: Vec<Schedule> = schedules.iter().filter(|s| is_tile(s)).cloned().collect();
+    bases.extend(schedules.iter().filter(|s| !is_tile(s)).cloned());
+    type Finder = fn(ir::mlir::Op, &Program, &Schedule) -> Vec<Schedule>;
+    let kinds: [(usize, Finder); 2] = [
+        (neighbours.parallel, crate::search::parallel_neighbours),
+        (neighbours.register, crate::search::register_tile_neighbours),
+    ];
+    for (want, find) in kinds {
         let mut added = 0;
-        'bases: for base in &bases {
+        'bases: for base in bases.iter().take_while(|_| want > 0) {
             let mut here = 0;
-            for n in crate::search::parallel_neighbours(func, &program, base) {
-                if added == neighbours {
+            for n in find(func, &program, base) {
+                if added == want {
                     break 'bases;
                 }
                 if here == NEIGHBOURS_PER_SCHEDULE {
@@ -683,7 +700,7 @@ pub fn run(cfg: &DatagenConfig) -> Result<Summary, DatagenError> {
         }
         let program_start = std::time::Instant::now();
         let batch = match batch {
-            None => build_batch_with_neighbours(&p, cfg.schedules_per_program, cfg.long_walks, cfg.lookahead_walks, cfg.parallel_neighbours),
+            None => build_batch_with_neighbours(&p, cfg.schedules_per_program, cfg.long_walks, cfg.lookahead_walks, cfg.neighbours),
             Some(schedules) => given_batch(&p, &schedules),
         };
         let outcome = batch.and_then(|mut b| {

@@ -1022,6 +1022,76 @@ pub fn parallel_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Sch
     out
 }
 
+/// `s` with its Unroll stage's choice replaced by each register tile that stage offers around
+/// an accumulating loop (`register_tile_unrolls` after `s`'s steps of the stages before it),
+/// the steps of the stages after it and the unrolls of other nests kept: another shape where `s` has a register tile (the
+/// nearest number of accumulators first), a register tile where it has none (the most
+/// accumulators first). Only those that apply to `func`. The model misjudges the shape more
+/// than whether to make a tile (conv2d's 4x16 tile predicted at 41x ran 29.6x where the 8x8
+/// one ran 57.7x, onnx/REPORT.md), and a walk reaches a register tile only where the Unroll
+/// stage draws one of its combinations.
+pub fn register_tile_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Schedule> {
+    let position = |stage: Stage| STAGES.iter().position(|x| *x == stage);
+    let unroll = position(Stage::Unroll);
+    let before = Schedule { steps: s.steps.iter().filter(|t| position(t.stage()) < unroll).cloned().collect() };
+    let after: Vec<Transform> = s.steps.iter().filter(|t| position(t.stage()) > unroll).cloned().collect();
+    let own: Vec<&Transform> = s.steps.iter().filter(|t| position(t.stage()) == unroll).collect();
+    let Ok(tree) = Scheduled::new(program, &before) else { return Vec::new() };
+    let accumulators = |shape: &[crate::schedule::Unroll]| shape.iter().map(|u| u.factor as i64).product::<i64>();
+    let mut out: Vec<Schedule> = Vec::new();
+    for n in tree.innermost() {
+        if tree.tag(tree.nodes[n].ent, Stage::Accumulate).is_none() {
+            continue;
+        }
+        let mut shapes = crate::schedule::kinds::register_tile_unrolls(program, &tree, n, usize::MAX);
+        let current = shapes.iter().find(|p| p.iter().all(|u| own.iter().any(|t| matches!(t, Transform::Unroll(o) if o == u))));
+        match current.map(|p| accumulators(p)) {
+            Some(size) => shapes.sort_by_key(|p| (accumulators(p) - size).abs()),
+            None => shapes.sort_by_key(|p| std::cmp::Reverse(accumulators(p))),
+        }
+        // The unrolls of the other nests stay (the second nest of a multi-nest program).
+        let root = |mut m: usize| {
+            while let Some(up) = tree.nodes[m].parent {
+                m = up;
+            }
+            m
+        };
+        let elsewhere: Vec<Transform> = own
+            .iter()
+            .filter(|t| match t {
+                Transform::Unroll(u) => tree.node_named(program, &u.target).is_some_and(|m| root(m) != root(n)),
+                _ => false,
+            })
+            .map(|t| (*t).clone())
+            .collect();
+        for shape in shapes {
+            let mut unrolls: Vec<Transform> = shape.into_iter().map(Transform::Unroll).collect();
+            unrolls.extend(elsewhere.iter().cloned());
+            // `s` itself, its unrolls in another order.
+            let sorted = |v: Vec<String>| {
+                let mut v = v;
+                v.sort();
+                v
+            };
+            if sorted(unrolls.iter().map(|t| t.to_string()).collect()) == sorted(own.iter().map(|t| t.to_string()).collect()) {
+                continue;
+            }
+            let mut steps = before.steps.clone();
+            steps.extend(unrolls);
+            steps.extend(after.iter().cloned());
+            let variant = Schedule { steps };
+            if variant == *s || out.contains(&variant) {
+                continue;
+            }
+            match transform::check(func, &variant) {
+                Ok(()) => out.push(variant),
+                Err(e) => log::debug!("{variant}: not a neighbour ({e})"),
+            }
+        }
+    }
+    out
+}
+
 /// What [`optimize`] chose for a function, and the evidence.
 #[derive(Clone, Debug)]
 pub struct Decision {

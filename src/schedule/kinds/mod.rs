@@ -411,6 +411,7 @@ registry! {
 }
 
 pub use tile::{fitted_size, TILE_SIZES};
+pub use unroll::register_tile_unrolls;
 
 impl fmt::Display for Transform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
