@@ -149,9 +149,9 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         parallel_neighbours: usize,
         /// Schedules measured beside the drawn ones, at most, per program, that differ from
-        /// one of them only in the shape of its register tile (the Unroll stage's other
-        /// register tiles around the same accumulating loop). 0 reproduces data generated
-        /// before this option existed; the walks do not depend on it.
+        /// one of them only in its unrolls: replaced by each register tile the Unroll stage
+        /// offers around an accumulating loop (another shape where it has one). 0 reproduces
+        /// data generated before this option existed; the walks do not depend on it.
         #[arg(long, default_value_t = 0)]
         register_neighbours: usize,
         #[arg(long)]

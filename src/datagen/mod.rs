@@ -316,15 +316,16 @@ const NEIGHBOURS_PER_SCHEDULE: usize = 4;
 pub struct Neighbours {
     /// Its parallel loops chosen otherwise (`search::parallel_neighbours`).
     pub parallel: usize,
-    /// Its register tile in another shape (`search::register_tile_neighbours`).
+    /// Its unrolls replaced by a register tile, of another shape where it has one
+    /// (`search::register_tile_neighbours`).
     pub register: usize,
 }
 
 /// [`build_batch_with_lookahead`] with more schedules: drawn schedules with their parallel
 /// loops chosen otherwise (`search::parallel_neighbours`, as hybrid measures beside its
-/// fastest finalist), then with their register tile in another shape
-/// (`search::register_tile_neighbours`), those of register tiles (an `accumulate` step)
-/// first, at most [`NEIGHBOURS_PER_SCHEDULE`] of each kind per schedule. They are measured in
+/// fastest finalist), then with their unrolls replaced by a register tile, of another shape
+/// where they have one (`search::register_tile_neighbours`), those of schedules with an
+/// `accumulate` step first, at most [`NEIGHBOURS_PER_SCHEDULE`] of each kind per schedule. They are measured in
 /// the same interleaved run as the schedules they differ from, so the data holds which loop
 /// gets the threads, and which shape the tile takes, with everything else equal: the model's
 /// most frequent errors on the DNN layers (conv2d's register tile parallel over a batch of 4

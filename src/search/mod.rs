@@ -1024,9 +1024,9 @@ pub fn parallel_neighbours(func: Op, program: &Program, s: &Schedule) -> Vec<Sch
 
 /// `s` with its Unroll stage's choice replaced by each register tile that stage offers around
 /// an accumulating loop (`register_tile_unrolls` after `s`'s steps of the stages before it),
-/// the steps of the stages after it and the unrolls of other nests kept: another shape where `s` has a register tile (the
-/// nearest number of accumulators first), a register tile where it has none (the most
-/// accumulators first). Only those that apply to `func`. The model misjudges the shape more
+/// the steps of the stages after it and the unrolls of other nests kept: another shape where
+/// `s` has a register tile (the nearest number of accumulators first), a register tile where
+/// it has none (the most accumulators first). Only those that apply to `func`. The model misjudges the shape more
 /// than whether to make a tile (conv2d's 4x16 tile predicted at 41x ran 29.6x where the 8x8
 /// one ran 57.7x, onnx/REPORT.md), and a walk reaches a register tile only where the Unroll
 /// stage draws one of its combinations.
