@@ -485,11 +485,15 @@ fn the_committed_datas_programs_and_schedules_are_regenerated_exactly() {
                 let caches: Vec<affine_autosched::machine::Cache> = serde_json::from_value(v["machine"]["caches"].clone()).unwrap();
                 let isa: Vec<String> = serde_json::from_value(v["machine"]["isa"].clone()).unwrap();
                 let host = tile_sizes::Target::recorded(&caches, v["machine"]["cores"].as_u64().unwrap() as usize, &isa);
-                // (long, lookahead) walks: the first dataset, the long/wide/linear chunks, the
-                // tiles chunks.
-                let again = [(0, 0), (8, 0), (4, 8)].iter().find_map(|&(long, lookahead)| {
+                // (long, lookahead) walks and neighbours: the first dataset, the long/wide/linear
+                // chunks, the tiles chunks, the *_parallel and *_register chunks.
+                let none = datagen::Neighbours::default();
+                let parallel = datagen::Neighbours { parallel: 8, register: 0 };
+                let register = datagen::Neighbours { parallel: 0, register: 8 };
+                let plans = [(0, 0, none), (8, 0, none), (4, 8, none), (4, 8, parallel), (4, 8, register)];
+                let again = plans.iter().find_map(|&(long, lookahead, neighbours)| {
                     let drawn: BTreeSet<String> = host
-                        .scoped(|| datagen::build_batch_with_lookahead(&p, 16, long, lookahead))
+                        .scoped(|| datagen::build_batch_with_neighbours(&p, 16, long, lookahead, neighbours))
                         .unwrap()
                         .schedules
                         .iter()
