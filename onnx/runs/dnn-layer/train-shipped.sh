@@ -3,7 +3,9 @@
 # any dnn_convolution or dnn_layer point) 2 epochs on the dataset merged with dnn_layer-000, instead
 # of the build/h13..h18 line, every continuation of which lost dense (its register tile without W's
 # transposed copy) and layernorm end to end. The recipe of train.sh, the DNN classes x3.
-# Members staggered by 240 s (loading peaks of about 12 GB each on this 23 GB host).
+# Members staggered by 240 s (loading peaks of about 12-14.5 GB each on this 23 GB host): nothing else
+# that needs memory beside them (on 2026-12-07 the second was killed for memory beside a cargo build
+# and was rerun alone; ../parallel-neighbours/train.sh runs its members one after the other).
 # Features: build/cargo/release/autosched featurize onnx/data/real/dataset.jsonl.gz --out build/feat19 (about 60 s).
 set -e
 cd "$(dirname "$0")/../../.."
