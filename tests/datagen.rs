@@ -607,6 +607,22 @@ fn lookahead_walks_make_the_register_tiles_the_search_proposes() {
     assert!(ahead >= 3 * long.max(1) && packed > 0, "register tiles in 72 walks: {ahead} lookahead ({packed} packed), {long} long");
 }
 
+/// The schedules `more` adds after `plain`'s, checked as every kind of neighbour must be: the
+/// batch without them comes first unchanged, at most `at_most` are added, no schedule twice,
+/// each builds.
+fn added_neighbours<'a>(p: &programs::GeneratedProgram, plain: &datagen::Batch, more: &'a datagen::Batch, at_most: usize) -> &'a [Schedule] {
+    let n = plain.schedules.len();
+    assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
+    let extra = &more.schedules[n..];
+    assert!(extra.len() <= at_most, "{}: {} neighbours", p.id, extra.len());
+    let texts: std::collections::HashSet<String> = more.schedules.iter().map(|s| s.to_string()).collect();
+    assert_eq!(texts.len(), more.schedules.len(), "{}: a schedule twice", p.id);
+    for s in extra {
+        datagen::batch_module(p, std::slice::from_ref(s)).unwrap();
+    }
+    extra
+}
+
 #[test]
 fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops() {
     // The batch with neighbours is the batch without them, then schedules each of which is a
@@ -621,19 +637,13 @@ fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops()
         let p = programs::generate_class(7, i, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
         let plain = datagen::build_batch_with_lookahead(&p, 6, 1, 3).unwrap();
         let more = datagen::build_batch_with_neighbours(&p, 6, 1, 3, datagen::Neighbours { parallel: 5, register: 0 }).unwrap();
-        let n = plain.schedules.len();
-        assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
-        let extra = &more.schedules[n..];
-        assert!(extra.len() <= 5, "{}: {} neighbours", p.id, extra.len());
-        let texts: std::collections::HashSet<String> = more.schedules.iter().map(|s| s.to_string()).collect();
-        assert_eq!(texts.len(), more.schedules.len(), "{}: a schedule twice", p.id);
+        let extra = added_neighbours(&p, &plain, &more, 5);
         for s in extra {
             assert!(
                 plain.schedules.iter().any(|b| without_parallel(b) == without_parallel(s) && b != s),
                 "{}: {s} is no drawn schedule's parallel neighbour",
                 p.id
             );
-            datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
         }
         total += extra.len();
     }
@@ -644,36 +654,30 @@ fn parallel_neighbours_differ_from_a_drawn_schedule_only_in_its_parallel_loops()
 #[test]
 fn register_tile_neighbours_replace_a_drawn_schedules_unrolls_by_a_register_tile() {
     // Each is a drawn schedule whose unroll steps in the tile's nest are replaced by one
-    // register tile (two unroll-and-jams), every other step kept in order, after the parallel neighbours asked
-    // for, none twice; each builds. DNN layers drawn as the data is (16 schedules, 8 lookahead
+    // register tile (two unroll-and-jams), every other step kept in order, after the parallel
+    // neighbours asked for, none twice; each builds. DNN layers drawn as the data is (16 schedules, 8 lookahead
     // walks) have accumulating loops around which the Unroll stage offers register tiles.
     let others = |s: &Schedule| -> Vec<String> {
         s.steps.iter().filter(|t| !matches!(t, Transform::Unroll(_))).map(|t| t.to_string()).collect()
+    };
+    let unrolls = |b: &Schedule| {
+        let mut v: Vec<String> = b.steps.iter().filter(|t| matches!(t, Transform::Unroll(_))).map(|t| t.to_string()).collect();
+        v.sort();
+        v
     };
     let mut total = 0;
     for i in 0..4 {
         let p = programs::generate_class(7, i, programs::Sizes::Real, Some(programs::ProgramClass::DnnLayer));
         let plain = datagen::build_batch_with_neighbours(&p, 16, 4, 8, datagen::Neighbours { parallel: 2, register: 0 }).unwrap();
         let more = datagen::build_batch_with_neighbours(&p, 16, 4, 8, datagen::Neighbours { parallel: 2, register: 4 }).unwrap();
-        let n = plain.schedules.len();
-        assert_eq!(more.schedules[..n], plain.schedules[..], "{}", p.id);
-        let extra = &more.schedules[n..];
-        assert!(extra.len() <= 4, "{}: {} neighbours", p.id, extra.len());
-        let texts: std::collections::HashSet<String> = more.schedules.iter().map(|s| s.to_string()).collect();
-        assert_eq!(texts.len(), more.schedules.len(), "{}: a schedule twice", p.id);
+        let extra = added_neighbours(&p, &plain, &more, 4);
         for s in extra {
             assert!(s.steps.iter().filter(|t| matches!(t, Transform::Unroll(_))).count() >= 2, "{}: {s}", p.id);
-            let unrolls = |b: &Schedule| {
-                let mut v: Vec<String> = b.steps.iter().filter(|t| matches!(t, Transform::Unroll(_))).map(|t| t.to_string()).collect();
-                v.sort();
-                v
-            };
             assert!(
                 plain.schedules.iter().any(|b| others(b) == others(s) && unrolls(b) != unrolls(s)),
                 "{}: {s} is no drawn schedule's neighbour",
                 p.id
             );
-            datagen::batch_module(&p, std::slice::from_ref(s)).unwrap();
         }
         total += extra.len();
     }

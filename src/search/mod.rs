@@ -1038,6 +1038,13 @@ pub fn register_tile_neighbours(func: Op, program: &Program, s: &Schedule) -> Ve
     let own: Vec<&Transform> = s.steps.iter().filter(|t| position(t.stage()) == unroll).collect();
     let Ok(tree) = Scheduled::new(program, &before) else { return Vec::new() };
     let accumulators = |shape: &[crate::schedule::Unroll]| shape.iter().map(|u| u.factor as i64).product::<i64>();
+    let sorted = |steps: &[&Transform]| {
+        let mut v: Vec<String> = steps.iter().map(|t| t.to_string()).collect();
+        v.sort();
+        v
+    };
+    // `s` itself, its unrolls in another order, is no neighbour.
+    let own_sorted = sorted(&own);
     let mut out: Vec<Schedule> = Vec::new();
     for n in tree.innermost() {
         if tree.tag(tree.nodes[n].ent, Stage::Accumulate).is_none() {
@@ -1067,13 +1074,7 @@ pub fn register_tile_neighbours(func: Op, program: &Program, s: &Schedule) -> Ve
         for shape in shapes {
             let mut unrolls: Vec<Transform> = shape.into_iter().map(Transform::Unroll).collect();
             unrolls.extend(elsewhere.iter().cloned());
-            // `s` itself, its unrolls in another order.
-            let sorted = |v: Vec<String>| {
-                let mut v = v;
-                v.sort();
-                v
-            };
-            if sorted(unrolls.iter().map(|t| t.to_string()).collect()) == sorted(own.iter().map(|t| t.to_string()).collect()) {
+            if sorted(&unrolls.iter().collect::<Vec<_>>()) == own_sorted {
                 continue;
             }
             let mut steps = before.steps.clone();
